@@ -1,0 +1,133 @@
+//! The small traits through which the loop calls out (pi-reference §4.5). Every method has a
+//! default that does nothing, so a host implements only what it needs.
+
+use async_trait::async_trait;
+use rho_ai::{AssistantMessage, ContentBlock, Message, ToolCall, ToolResultMessage};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::message::{AgentMessage, default_convert_to_llm};
+use crate::tool::ToolOutput;
+
+/// A hook failure; in tool hooks it becomes an error result, in context hooks it ends the run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct HookError(pub String);
+
+/// What `before_tool_call` sees.
+pub struct BeforeToolCall<'a> {
+    /// The assistant message that proposed the call.
+    pub assistant_message: &'a AssistantMessage,
+    /// The original call.
+    pub tool_call: &'a ToolCall,
+    /// The validated, coerced arguments.
+    pub args: &'a Value,
+    /// The context so far.
+    pub context: &'a [AgentMessage],
+}
+
+/// `{block, reason?, terminate?}`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BeforeToolCallDecision {
+    /// Refuse the call.
+    pub block: bool,
+    /// The refusal text (default `Tool execution was blocked`).
+    pub reason: Option<String>,
+    /// rho: the refusal also asks the batch to terminate.
+    pub terminate: Option<bool>,
+}
+
+/// What `after_tool_call` sees.
+pub struct AfterToolCall<'a> {
+    /// The assistant message that proposed the call.
+    pub assistant_message: &'a AssistantMessage,
+    /// The original call.
+    pub tool_call: &'a ToolCall,
+    /// The validated arguments.
+    pub args: &'a Value,
+    /// What the tool produced (or the error result built from its failure).
+    pub result: &'a ToolOutput,
+    /// Whether that is an error.
+    pub is_error: bool,
+    /// The context so far.
+    pub context: &'a [AgentMessage],
+}
+
+/// Field-wise override of a result; `None` keeps the tool's value (no deep merge).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AfterToolCallOverride {
+    /// Replaces `content`.
+    pub content: Option<Vec<ContentBlock>>,
+    /// Replaces `details`.
+    pub details: Option<Value>,
+    /// Replaces `isError`.
+    pub is_error: Option<bool>,
+    /// Replaces `terminate`.
+    pub terminate: Option<bool>,
+}
+
+/// Hooks around each tool call: the host's permission check and result rewriting.
+#[async_trait]
+pub trait ToolHooks: Send + Sync {
+    /// Runs after validation, before `execute`; may block the call.
+    async fn before_tool_call(
+        &self,
+        _call: BeforeToolCall<'_>,
+        _cancel: &CancellationToken,
+    ) -> Result<Option<BeforeToolCallDecision>, HookError> {
+        Ok(None)
+    }
+
+    /// Runs after `execute`, before `tool_execution_end`; may override fields of the result.
+    async fn after_tool_call(
+        &self,
+        _call: AfterToolCall<'_>,
+        _cancel: &CancellationToken,
+    ) -> Result<Option<AfterToolCallOverride>, HookError> {
+        Ok(None)
+    }
+}
+
+/// Hooks that shape what the model sees on every call.
+#[async_trait]
+pub trait ContextHooks: Send + Sync {
+    /// Prunes or injects agent messages before conversion.
+    async fn transform_context(
+        &self,
+        messages: Vec<AgentMessage>,
+        _cancel: &CancellationToken,
+    ) -> Result<Vec<AgentMessage>, HookError> {
+        Ok(messages)
+    }
+
+    /// Maps agent messages to LLM messages.
+    fn convert_to_llm(&self, messages: &[AgentMessage]) -> Result<Vec<Message>, HookError> {
+        Ok(default_convert_to_llm(messages))
+    }
+}
+
+/// Where queued steering and follow-up messages come from.
+pub trait MessageSource: Send + Sync {
+    /// Polled at the start of the run and after every turn.
+    fn steering_messages(&self) -> Vec<AgentMessage>;
+    /// Polled when the run would otherwise stop.
+    fn follow_up_messages(&self) -> Vec<AgentMessage>;
+}
+
+/// What `should_stop_after_turn` sees.
+pub struct TurnSummary<'a> {
+    /// The turn's assistant message.
+    pub message: &'a AssistantMessage,
+    /// Its tool results.
+    pub tool_results: &'a [std::sync::Arc<ToolResultMessage>],
+    /// The whole context.
+    pub context: &'a [AgentMessage],
+    /// The run's new messages.
+    pub new_messages: &'a [AgentMessage],
+}
+
+/// Decides after each `turn_end` whether the run ends at once (budgets live here).
+pub trait TurnGate: Send + Sync {
+    /// `true` ends the run without polling steering or follow-ups.
+    fn should_stop_after_turn(&self, turn: TurnSummary<'_>) -> bool;
+}

@@ -1,0 +1,134 @@
+//! The tool contract: what a tool declares, what `execute` receives and what it returns.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use rho_ai::{ContentBlock, ToolSpec, Usage};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::event::{AgentEvent, EventSink};
+
+/// Whether a tool may run beside others in one batch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ExecutionMode {
+    /// Runs concurrently with the other calls of the batch.
+    #[default]
+    Parallel,
+    /// Forces the whole batch to run one call after another.
+    Sequential,
+}
+
+/// What a tool returns: `content` for the model, `details` for programs (never sent to the model).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ToolOutput {
+    /// What the model reads.
+    pub content: Vec<ContentBlock>,
+    /// Data for programs and screens.
+    pub details: Option<Value>,
+    /// Structured output, not sent to the model unless the host merges it into `content`.
+    pub structured_content: Option<Value>,
+    /// Usage of a tool that itself called a model.
+    pub usage: Option<Usage>,
+    /// Asks the loop to stop after this batch (only if every result of the batch asks).
+    pub terminate: Option<bool>,
+    /// A tool may report failure without returning `Err`.
+    pub is_error: Option<bool>,
+}
+
+impl ToolOutput {
+    /// A result with one text block and no details.
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput {
+            content: vec![ContentBlock::text(text)],
+            ..ToolOutput::default()
+        }
+    }
+}
+
+/// A tool failure; its message becomes the text of an error result.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ToolError(pub String);
+
+impl ToolError {
+    /// A failure with `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError(message.into())
+    }
+}
+
+/// Lets a running tool report progress as `tool_execution_update` events.
+#[derive(Clone)]
+pub struct ToolUpdates {
+    sink: Arc<dyn EventSink>,
+    tool_call_id: String,
+    tool_name: String,
+    args: Value,
+}
+
+impl ToolUpdates {
+    pub(crate) fn new(
+        sink: Arc<dyn EventSink>,
+        tool_call_id: &str,
+        tool_name: &str,
+        args: &Value,
+    ) -> Self {
+        ToolUpdates {
+            sink,
+            tool_call_id: tool_call_id.to_owned(),
+            tool_name: tool_name.to_owned(),
+            args: args.clone(),
+        }
+    }
+
+    /// Emits `tool_execution_update` with `partial_result` (conventionally `{content, details}`).
+    pub fn send(&self, partial_result: Value) {
+        self.sink.emit(AgentEvent::ToolExecutionUpdate {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            args: self.args.clone(),
+            partial_result,
+        });
+    }
+}
+
+/// A tool the model may call. The host decides whether a proposed call runs; the tool only runs it.
+#[async_trait]
+pub trait AgentTool: Send + Sync {
+    /// The name the model calls it by.
+    fn name(&self) -> &str;
+    /// Display label.
+    fn label(&self) -> &str {
+        self.name()
+    }
+    /// Description sent to the model.
+    fn description(&self) -> &str;
+    /// JSON Schema of the arguments.
+    fn parameters(&self) -> &Value;
+    /// Parallel (default) or sequential.
+    fn execution_mode(&self) -> ExecutionMode {
+        ExecutionMode::Parallel
+    }
+    /// Reshapes raw arguments before validation (for compatibility shims).
+    fn prepare_arguments(&self, args: Value) -> Result<Value, ToolError> {
+        Ok(args)
+    }
+    /// Runs the call with validated arguments. `cancel` fires when the run is aborted.
+    async fn execute(
+        &self,
+        tool_call_id: &str,
+        args: Value,
+        cancel: CancellationToken,
+        updates: ToolUpdates,
+    ) -> Result<ToolOutput, ToolError>;
+
+    /// The specification sent to the model.
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: self.name().to_owned(),
+            description: self.description().to_owned(),
+            parameters: self.parameters().clone(),
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! rho-ai: the provider-neutral model layer.
+//!
+//! Messages, content blocks, usage and stop reasons; the assistant-message event stream that every
+//! provider produces; the streaming partial-JSON parser for tool arguments; the [`Provider`] trait;
+//! and the scripted [`faux`] provider used by tests and `--faux-script`. This crate knows nothing
+//! of tools, files or terminals.
+
+pub mod content;
+pub mod event;
+pub mod faux;
+pub mod message;
+pub mod model;
+pub mod partial_json;
+pub mod provider;
+pub mod stream;
+
+pub use content::{ContentBlock, ImageContent, TextContent, ThinkingContent, ToolCall};
+pub use event::AssistantMessageEvent;
+pub use message::{
+    AssistantMessage, Cost, Message, StopReason, ToolResultMessage, Usage, UserContent,
+    UserMessage, now_ms,
+};
+pub use model::{Context, Model, ModelCost, ThinkingLevel, ToolSpec};
+pub use provider::{Provider, StreamOptions};
+pub use stream::{AssistantMessageEventStream, StreamSender, channel};

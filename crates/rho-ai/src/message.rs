@@ -1,0 +1,271 @@
+//! Messages (pi-reference §1.2–1.4): user, assistant and tool-result messages, usage and stop reasons.
+//!
+//! [`Message`] holds each message behind an `Arc`, so the transcript is cheap to copy into every
+//! model call and every event.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::content::{ContentBlock, ToolCall};
+
+/// Milliseconds since the Unix epoch: the timestamp of messages.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// An LLM-level message, discriminated by `role`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role")]
+pub enum Message {
+    /// A user message.
+    #[serde(rename = "user")]
+    User(Arc<UserMessage>),
+    /// A model response.
+    #[serde(rename = "assistant")]
+    Assistant(Arc<AssistantMessage>),
+    /// The result of one tool call.
+    #[serde(rename = "toolResult")]
+    ToolResult(Arc<ToolResultMessage>),
+}
+
+impl Message {
+    /// The role name as written on the wire.
+    pub fn role(&self) -> &'static str {
+        match self {
+            Message::User(_) => "user",
+            Message::Assistant(_) => "assistant",
+            Message::ToolResult(_) => "toolResult",
+        }
+    }
+}
+
+/// User content: a bare string or an array of text and image blocks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum UserContent {
+    /// The legacy string form.
+    Text(String),
+    /// The array form rho always produces.
+    Blocks(Vec<ContentBlock>),
+}
+
+/// `{role:"user", content, timestamp}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UserMessage {
+    /// String or block array.
+    pub content: UserContent,
+    /// Epoch milliseconds.
+    #[serde(default)]
+    pub timestamp: i64,
+}
+
+impl UserMessage {
+    /// A user message in the array form `[{type:"text",text}, ...images]`, as Pi's `prompt(text)` makes.
+    pub fn text(text: impl Into<String>) -> Self {
+        UserMessage {
+            content: UserContent::Blocks(vec![ContentBlock::text(text)]),
+            timestamp: now_ms(),
+        }
+    }
+
+    /// The concatenated text of the message.
+    pub fn text_content(&self) -> String {
+        match &self.content {
+            UserContent::Text(t) => t.clone(),
+            UserContent::Blocks(blocks) => {
+                blocks.iter().filter_map(ContentBlock::as_text).collect()
+            }
+        }
+    }
+}
+
+/// Why a model response ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StopReason {
+    /// The model finished.
+    Stop,
+    /// The output token limit was reached.
+    Length,
+    /// The model asked for tools.
+    ToolUse,
+    /// The request or stream failed.
+    Error,
+    /// The caller cancelled.
+    Aborted,
+}
+
+impl StopReason {
+    /// `error` or `aborted`: the response is not a usable answer.
+    pub fn is_failure(self) -> bool {
+        matches!(self, StopReason::Error | StopReason::Aborted)
+    }
+}
+
+/// Serializes a float as JavaScript prints it: integral values without a fraction (`0`, not `0.0`),
+/// so output matches Pi byte for byte.
+pub fn serialize_js_number<S: serde::Serializer>(
+    value: &f64,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    if value.fract() == 0.0 && value.abs() < 9.0e15 {
+        serializer.serialize_i64(*value as i64)
+    } else {
+        serializer.serialize_f64(*value)
+    }
+}
+
+/// Cost in USD, per token kind.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cost {
+    /// Non-cached input.
+    #[serde(serialize_with = "serialize_js_number")]
+    pub input: f64,
+    /// Output.
+    #[serde(serialize_with = "serialize_js_number")]
+    pub output: f64,
+    /// Cache reads.
+    #[serde(serialize_with = "serialize_js_number")]
+    pub cache_read: f64,
+    /// Cache writes.
+    #[serde(serialize_with = "serialize_js_number")]
+    pub cache_write: f64,
+    /// Sum of the four.
+    #[serde(serialize_with = "serialize_js_number")]
+    pub total: f64,
+}
+
+/// Token usage of one model call (or a sum of several).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Non-cached prompt tokens.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Tokens served from cache.
+    pub cache_read: u64,
+    /// Tokens written to cache.
+    pub cache_write: u64,
+    /// Provider-reported total.
+    pub total_tokens: u64,
+    /// Cost in USD.
+    pub cost: Cost,
+}
+
+impl Usage {
+    /// Adds `other` into `self`, field by field.
+    pub fn add(&mut self, other: &Usage) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.total_tokens += other.total_tokens;
+        self.cost.input += other.cost.input;
+        self.cost.output += other.cost.output;
+        self.cost.cache_read += other.cost.cache_read;
+        self.cost.cache_write += other.cost.cache_write;
+        self.cost.total += other.cost.total;
+    }
+}
+
+/// A model response (pi-reference §1.3).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssistantMessage {
+    /// Text, thinking and tool-call blocks in stream order.
+    pub content: Vec<ContentBlock>,
+    /// Wire API used.
+    pub api: String,
+    /// Provider name.
+    pub provider: String,
+    /// Requested model id.
+    pub model: String,
+    /// The model the server says answered, when it differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_model: Option<String>,
+    /// Upstream response id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<String>,
+    /// Provider diagnostics, kept opaque.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<Value>,
+    /// Token usage and cost.
+    #[serde(default)]
+    pub usage: Usage,
+    /// Why the response ended.
+    pub stop_reason: StopReason,
+    /// Present iff `stop_reason` is `error` or `aborted`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+    /// When the provider call started, epoch ms.
+    #[serde(default)]
+    pub timestamp: i64,
+}
+
+impl AssistantMessage {
+    /// An empty message for `api`/`provider`/`model`, stamped now.
+    pub fn empty(api: &str, provider: &str, model: &str) -> Self {
+        AssistantMessage {
+            content: Vec::new(),
+            api: api.to_owned(),
+            provider: provider.to_owned(),
+            model: model.to_owned(),
+            response_model: None,
+            response_id: None,
+            diagnostics: None,
+            usage: Usage::default(),
+            stop_reason: StopReason::Stop,
+            error_message: None,
+            timestamp: now_ms(),
+        }
+    }
+
+    /// The tool calls of this message, in source order.
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
+        self.content.iter().filter_map(|b| match b {
+            ContentBlock::ToolCall(call) => Some(call),
+            _ => None,
+        })
+    }
+
+    /// The concatenated text blocks.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(ContentBlock::as_text)
+            .collect()
+    }
+}
+
+/// The result of one tool call as the model sees it (pi-reference §1.4, plus rho's additions).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultMessage {
+    /// The assistant's `toolCall.id`, verbatim.
+    pub tool_call_id: String,
+    /// The tool name the call asked for.
+    pub tool_name: String,
+    /// What the model reads.
+    pub content: Vec<ContentBlock>,
+    /// Data for programs and screens; never sent to the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    /// True when the call was refused or failed.
+    pub is_error: bool,
+    /// rho: wall time of `execute` in ms; present iff the tool really executed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// rho: usage reported by a tool that itself called a model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Epoch ms.
+    #[serde(default)]
+    pub timestamp: i64,
+}

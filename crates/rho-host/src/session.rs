@@ -1,0 +1,245 @@
+//! The session layer over the [`Agent`] (Pi's `AgentSession`, pi-reference §4.8): it owns the
+//! agent, accepts prompts, forwards events in order, reports its queues with `queue_update`, and
+//! says `agent_settled` exactly once per prompt, when nothing more will run on its own.
+//!
+//! Later layers (persistence, auto-retry, compaction, budgets) hook in between the agent's
+//! `agent_end` and [`AgentSession::settle`].
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use rho_agent::{Agent, AgentError, AgentEvent, AgentMessage};
+use rho_ai::{StopReason, Usage, UserMessage};
+use serde::Serialize;
+
+/// Rejection of a prompt while a run is active.
+pub const SESSION_BUSY: &str = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
+
+/// An event of the session: an agent event or one of the session's own.
+// Events are handed to listeners by reference and never stored in bulk, so the size difference
+// between the variants costs nothing worth a heap allocation per event.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum SessionEvent {
+    /// Forwarded from the agent, in emission order.
+    Agent(AgentEvent),
+    /// Said by the session itself.
+    Session(SessionNotice),
+}
+
+/// The session's own events.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum SessionNotice {
+    /// The pending queues changed (full contents, message texts).
+    QueueUpdate {
+        /// Pending steering texts.
+        steering: Vec<String>,
+        /// Pending follow-up texts.
+        follow_up: Vec<String>,
+    },
+    /// rho: the prompt is finished and nothing more will run on its own.
+    AgentSettled(Settled),
+}
+
+/// How a prompt ended, with what it cost.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Settled {
+    /// Why it ended.
+    pub reason: SettledReason,
+    /// Turns run for this prompt.
+    pub turns: u64,
+    /// Usage of every model call made for this prompt.
+    pub usage: Usage,
+}
+
+/// `completed`, `error`, `aborted` or `budget`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SettledReason {
+    /// The model finished.
+    Completed,
+    /// The last model call failed.
+    Error,
+    /// The run was cancelled.
+    Aborted,
+    /// A budget ran out: stopped, not succeeded.
+    Budget,
+}
+
+/// Why the session refused a request.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    /// A run is active and the prompt was not queued.
+    #[error("{SESSION_BUSY}")]
+    Busy,
+    /// The agent refused.
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+}
+
+type Listener = Arc<dyn Fn(&SessionEvent) + Send + Sync>;
+
+#[derive(Default)]
+struct Shared {
+    listeners: Mutex<Vec<Listener>>,
+    steering: Mutex<Vec<String>>,
+    follow_up: Mutex<Vec<String>>,
+    tally: Mutex<Tally>,
+}
+
+/// What the current prompt has done so far.
+#[derive(Default)]
+struct Tally {
+    turns: u64,
+    usage: Usage,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Shared {
+    fn emit(&self, event: &SessionEvent) {
+        let listeners: Vec<Listener> = lock(&self.listeners).clone();
+        for listener in listeners {
+            listener(event);
+        }
+    }
+
+    fn emit_queue_update(&self) {
+        let steering = lock(&self.steering).clone();
+        let follow_up = lock(&self.follow_up).clone();
+        self.emit(&SessionEvent::Session(SessionNotice::QueueUpdate {
+            steering,
+            follow_up,
+        }));
+    }
+
+    fn on_agent_event(&self, event: &AgentEvent) {
+        match event {
+            // A queued message is being delivered: the queue shrinks before its message_start.
+            AgentEvent::MessageStart { message } => {
+                if let Some(user) = message.as_user() {
+                    let text = user.text_content();
+                    if remove_first(&self.steering, &text) || remove_first(&self.follow_up, &text) {
+                        self.emit_queue_update();
+                    }
+                }
+            }
+            AgentEvent::MessageEnd { message } => {
+                if let Some(assistant) = message.as_assistant() {
+                    lock(&self.tally).usage.add(&assistant.usage);
+                }
+            }
+            AgentEvent::TurnEnd { .. } => lock(&self.tally).turns += 1,
+            _ => {}
+        }
+        self.emit(&SessionEvent::Agent(event.clone()));
+    }
+}
+
+fn remove_first(queue: &Mutex<Vec<String>>, text: &str) -> bool {
+    let mut queue = lock(queue);
+    match queue.iter().position(|queued| queued == text) {
+        Some(index) => {
+            queue.remove(index);
+            true
+        }
+        None => false,
+    }
+}
+
+/// A session: one agent, one ordered event stream, one `agent_settled` per prompt.
+#[derive(Clone)]
+pub struct AgentSession {
+    agent: Agent,
+    shared: Arc<Shared>,
+}
+
+impl AgentSession {
+    /// Wraps `agent`; the session forwards all its events.
+    pub fn new(agent: Agent) -> Self {
+        let shared = Arc::new(Shared::default());
+        let forward = shared.clone();
+        agent.subscribe(move |event| forward.on_agent_event(event));
+        AgentSession { agent, shared }
+    }
+
+    /// The agent.
+    pub fn agent(&self) -> &Agent {
+        &self.agent
+    }
+
+    /// Calls `listener` for every session event, in order.
+    pub fn subscribe(&self, listener: impl Fn(&SessionEvent) + Send + Sync + 'static) {
+        lock(&self.shared.listeners).push(Arc::new(listener));
+    }
+
+    /// Runs a text prompt to the end and settles it.
+    pub async fn prompt(&self, text: &str) -> Result<Settled, SessionError> {
+        if self.agent.is_running() {
+            return Err(SessionError::Busy);
+        }
+        *lock(&self.shared.tally) = Tally::default();
+        let message: AgentMessage = UserMessage::text(text).into();
+        self.agent.prompt(vec![message]).await?;
+        Ok(self.settle())
+    }
+
+    /// Queues a steering message (delivered after the current turn's tools).
+    pub fn steer(&self, text: &str) {
+        lock(&self.shared.steering).push(text.to_owned());
+        self.shared.emit_queue_update();
+        self.agent.steer(UserMessage::text(text).into());
+    }
+
+    /// Queues a follow-up message (delivered when the run would stop).
+    pub fn follow_up(&self, text: &str) {
+        lock(&self.shared.follow_up).push(text.to_owned());
+        self.shared.emit_queue_update();
+        self.agent.follow_up(UserMessage::text(text).into());
+    }
+
+    /// Drops both queues.
+    pub fn clear_queue(&self) {
+        lock(&self.shared.steering).clear();
+        lock(&self.shared.follow_up).clear();
+        self.agent.clear_all_queues();
+        self.shared.emit_queue_update();
+    }
+
+    /// Cancels the active run and waits until the agent is idle.
+    pub async fn abort(&self) {
+        self.agent.abort();
+        self.agent.wait_for_idle().await;
+    }
+
+    /// Emits `agent_settled` for the prompt that just ended and returns it.
+    fn settle(&self) -> Settled {
+        let reason = self.agent.with_state(|s| {
+            let last = s.messages.iter().rev().find_map(|m| m.as_assistant());
+            match last.map(|a| a.stop_reason) {
+                Some(StopReason::Error) => SettledReason::Error,
+                Some(StopReason::Aborted) => SettledReason::Aborted,
+                Some(_) => SettledReason::Completed,
+                None => SettledReason::Error,
+            }
+        });
+        let tally = std::mem::take(&mut *lock(&self.shared.tally));
+        let settled = Settled {
+            reason,
+            turns: tally.turns,
+            usage: tally.usage,
+        };
+        self.shared
+            .emit(&SessionEvent::Session(SessionNotice::AgentSettled(
+                settled.clone(),
+            )));
+        settled
+    }
+}

@@ -1,0 +1,255 @@
+//! The `read` tool (pi-reference §6.1): a file's text, truncated with continuation notices.
+//!
+//! Known gap (coding-tools issue): Pi detects images (jpeg/png/gif/webp) by their magic bytes and
+//! returns them as image attachments. Only text is supported here for now, so an image file is
+//! read like any other file and decoded as (lossy) UTF-8 text.
+
+use std::io::{ErrorKind, Read};
+use std::path::{Path, PathBuf};
+
+use async_trait::async_trait;
+use rho_agent::{AgentTool, ToolError, ToolOutput, ToolUpdates};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::path::resolve_read_path;
+use super::truncate::{
+    DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncatedBy, Truncation, format_size, truncate_head,
+};
+
+/// The tool's name.
+const NAME: &str = "read";
+
+/// The description sent to the model (Pi 0.73.1, verbatim).
+const DESCRIPTION: &str = "Read the contents of a file. Supports text files and images (jpg, png, gif, webp). Images are sent as attachments. For text files, output is truncated to 2000 lines or 50KB (whichever is hit first). Use offset/limit for large files. When you need the full file, continue with offset until complete.";
+
+/// The error text of an aborted call.
+const ABORTED: &str = "Operation aborted";
+
+/// Reads files relative to a session's working directory.
+pub struct ReadTool {
+    cwd: PathBuf,
+    schema: Value,
+}
+
+/// Validated arguments of one call.
+struct ReadArgs<'a> {
+    /// The path exactly as the model gave it.
+    path: &'a str,
+    /// 1-indexed start line, floored.
+    offset: Option<i64>,
+    /// Maximum number of lines, floored.
+    limit: Option<i64>,
+}
+
+impl ReadTool {
+    /// A `read` tool resolving relative paths against `cwd`.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "path": {
+                    "type": "string",
+                    "description": "Path to the file to read (relative or absolute)"
+                },
+                "offset": {
+                    "type": "number",
+                    "description": "Line number to start reading from (1-indexed)"
+                },
+                "limit": {
+                    "type": "number",
+                    "description": "Maximum number of lines to read"
+                }
+            },
+            "required": ["path"]
+        });
+        ReadTool {
+            cwd: cwd.into(),
+            schema,
+        }
+    }
+
+    /// The working directory relative paths are resolved against.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// Runs one call: what [`AgentTool::execute`] does, without needing a [`ToolUpdates`].
+    ///
+    /// `args` is `{path, offset?, limit?}`; fractional numbers are floored. Fails with
+    /// `Operation aborted` if `cancel` fires before the file has been read.
+    pub async fn read_file(
+        &self,
+        args: &Value,
+        cancel: &CancellationToken,
+    ) -> Result<ToolOutput, ToolError> {
+        let args = parse_args(args)?;
+        if cancel.is_cancelled() {
+            return Err(ToolError::new(ABORTED));
+        }
+        let absolute = resolve_read_path(args.path, &self.cwd);
+        let bytes = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(ToolError::new(ABORTED)),
+            bytes = read_bytes(absolute) => bytes?,
+        };
+        // Known gap: image files are not detected; see the module documentation.
+        let text = String::from_utf8_lossy(&bytes);
+        render_text(&text, &args)
+    }
+}
+
+#[async_trait]
+impl AgentTool for ReadTool {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.schema
+    }
+
+    async fn execute(
+        &self,
+        _tool_call_id: &str,
+        args: Value,
+        cancel: CancellationToken,
+        _updates: ToolUpdates,
+    ) -> Result<ToolOutput, ToolError> {
+        self.read_file(&args, &cancel).await
+    }
+}
+
+/// Extracts the arguments, failing (never panicking) on a missing path or a wrong type.
+fn parse_args(args: &Value) -> Result<ReadArgs<'_>, ToolError> {
+    let path = args
+        .get("path")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ToolError::new("Invalid arguments: \"path\" must be a string"))?;
+    Ok(ReadArgs {
+        path,
+        offset: optional_integer(args, "offset")?,
+        limit: optional_integer(args, "limit")?,
+    })
+}
+
+/// An optional numeric argument, floored; absent and `null` are both `None`.
+fn optional_integer(args: &Value, key: &str) -> Result<Option<i64>, ToolError> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(number)) => Ok(number
+            .as_i64()
+            // Saturating float-to-int conversion after flooring.
+            .or_else(|| number.as_f64().map(|f| f.floor() as i64))),
+        Some(_) => Err(ToolError::new(format!(
+            "Invalid arguments: \"{key}\" must be a number"
+        ))),
+    }
+}
+
+/// Reads the whole file on the blocking pool, with Node-like error texts.
+async fn read_bytes(path: PathBuf) -> Result<Vec<u8>, ToolError> {
+    tokio::task::spawn_blocking(move || {
+        let mut file = std::fs::File::open(&path).map_err(|e| access_error(&e, &path))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(|e| read_error(&e))?;
+        Ok(bytes)
+    })
+    .await
+    .map_err(|e| ToolError::new(e.to_string()))?
+}
+
+/// The error of Node's `fs.access(path)`, e.g. `ENOENT: no such file or directory, access '/x'`.
+fn access_error(error: &std::io::Error, path: &Path) -> ToolError {
+    let code = match error.kind() {
+        ErrorKind::NotFound => "ENOENT: no such file or directory",
+        ErrorKind::PermissionDenied => "EACCES: permission denied",
+        ErrorKind::NotADirectory => "ENOTDIR: not a directory",
+        _ => return ToolError::new(error.to_string()),
+    };
+    ToolError::new(format!("{code}, access '{}'", path.display()))
+}
+
+/// The error of Node's `fs.readFile`, e.g. `EISDIR: illegal operation on a directory, read`.
+fn read_error(error: &std::io::Error) -> ToolError {
+    match error.kind() {
+        ErrorKind::IsADirectory => ToolError::new("EISDIR: illegal operation on a directory, read"),
+        _ => ToolError::new(error.to_string()),
+    }
+}
+
+/// Selects the requested lines of `text`, truncates them and adds Pi's notices.
+fn render_text(text: &str, args: &ReadArgs<'_>) -> Result<ToolOutput, ToolError> {
+    let all_lines: Vec<&str> = text.split('\n').collect();
+    let total = all_lines.len();
+    // Pi: `offset ? max(0, offset - 1) : 0`, so 0 and negative offsets start at the top.
+    let start = match args.offset {
+        Some(offset) if offset > 0 => usize::try_from(offset - 1).unwrap_or(usize::MAX),
+        _ => 0,
+    };
+    if start >= total {
+        let offset = args.offset.unwrap_or_default();
+        return Err(ToolError::new(format!(
+            "Offset {offset} is beyond end of file ({total} lines total)"
+        )));
+    }
+
+    // A negative limit selects nothing, like a limit of 0.
+    let end = match args.limit {
+        Some(limit) => {
+            let limit = usize::try_from(limit.max(0)).unwrap_or(usize::MAX);
+            Some(start.saturating_add(limit).min(total))
+        }
+        None => None,
+    };
+    let selected = all_lines[start..end.unwrap_or(total)].join("\n");
+    let truncation = truncate_head(&selected, DEFAULT_MAX_LINES, DEFAULT_MAX_BYTES);
+    let first = start + 1;
+
+    if truncation.first_line_exceeds_limit {
+        let text = format!(
+            "[Line {first} is {}, exceeds {} limit. Use bash: sed -n '{first}p' {} | head -c {DEFAULT_MAX_BYTES}]",
+            format_size(all_lines[start].len()),
+            format_size(DEFAULT_MAX_BYTES),
+            args.path,
+        );
+        return with_truncation(text, truncation);
+    }
+    if truncation.truncated {
+        let last = start + truncation.output_lines;
+        let next = last + 1;
+        let notice = match truncation.truncated_by {
+            Some(TruncatedBy::Bytes) => format!(
+                "[Showing lines {first}-{last} of {total} ({} limit). Use offset={next} to continue.]",
+                format_size(DEFAULT_MAX_BYTES)
+            ),
+            _ => {
+                format!("[Showing lines {first}-{last} of {total}. Use offset={next} to continue.]")
+            }
+        };
+        let text = format!("{}\n\n{notice}", truncation.content);
+        return with_truncation(text, truncation);
+    }
+    if let Some(end) = end.filter(|&end| end < total) {
+        let remaining = total - end;
+        let next = end + 1;
+        return Ok(ToolOutput::text(format!(
+            "{}\n\n[{remaining} more lines in file. Use offset={next} to continue.]",
+            truncation.content
+        )));
+    }
+    Ok(ToolOutput::text(truncation.content))
+}
+
+/// A text result whose details are `{"truncation": …}`.
+fn with_truncation(text: String, truncation: Truncation) -> Result<ToolOutput, ToolError> {
+    let truncation = serde_json::to_value(truncation).map_err(|e| ToolError::new(e.to_string()))?;
+    Ok(ToolOutput {
+        details: Some(json!({ "truncation": truncation })),
+        ..ToolOutput::text(text)
+    })
+}

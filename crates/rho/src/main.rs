@@ -1,0 +1,56 @@
+//! The `rho` binary: flags, modes and exit codes. Everything below the edge lives in the library
+//! crates; this file only wires them together.
+
+mod cli;
+mod output;
+mod run;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+
+/// Exit code of every failure before the first model call (contract §3).
+pub const EXIT_PREFLIGHT: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let code = match error.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
+                _ => EXIT_PREFLIGHT,
+            };
+            if code == 0 {
+                let _ = error.print();
+            } else {
+                // One clear line, as for every failure before the model is called.
+                let text = error.to_string();
+                let first = text.lines().next().unwrap_or("invalid arguments");
+                let first = first.strip_prefix("error: ").unwrap_or(first);
+                eprintln!("Error: {first} (see rho --help)");
+            }
+            return ExitCode::from(code);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("Error: cannot start the async runtime: {error}");
+            return ExitCode::from(EXIT_PREFLIGHT);
+        }
+    };
+    let outcome = runtime.block_on(run::run(cli));
+    // A tool blocked in a system call (a read of a FIFO, say) must not keep an aborted run alive.
+    runtime.shutdown_background();
+    match outcome {
+        Ok(code) => ExitCode::from(code),
+        Err(error) => {
+            eprintln!("Error: {error:#}");
+            ExitCode::from(EXIT_PREFLIGHT)
+        }
+    }
+}

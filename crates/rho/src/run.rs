@@ -1,0 +1,139 @@
+//! One invocation of `rho -p` / `rho --mode json`: resolve the prompt, build the session, run
+//! the prompts, map the outcome to an exit code.
+
+use std::io::{IsTerminal, Read};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use anyhow::{Context as _, bail};
+use rho_agent::{Agent, AgentOptions, AgentTool};
+use rho_ai::faux::{FauxProvider, FauxScript};
+use rho_host::tools::ReadTool;
+use rho_host::{AgentSession, SettledReason};
+
+use crate::cli::{Cli, Mode};
+use crate::output::{SessionHeader, print_final_answer, write_json_line};
+
+/// Exit codes after the first model call (contract §3).
+mod exit {
+    pub const COMPLETED: u8 = 0;
+    pub const ERROR: u8 = 1;
+    pub const BUDGET: u8 = 3;
+    pub const SIGINT: u8 = 130;
+    pub const SIGTERM: u8 = 143;
+    pub const SIGHUP: u8 = 129;
+}
+
+/// Runs the command line; `Err` is a failure before the first model call (exit 2).
+pub async fn run(cli: Cli) -> anyhow::Result<u8> {
+    let json = match cli.mode {
+        Some(Mode::Json) => true,
+        Some(Mode::Rpc) => bail!("--mode rpc is not available in this version of rho"),
+        Some(Mode::Text) | None => false,
+    };
+    let piped_stdin = !std::io::stdin().is_terminal();
+    if !json && !cli.print && !piped_stdin {
+        bail!("interactive mode is not available in this version of rho; use -p or --mode json");
+    }
+    let Some(script_path) = &cli.faux_script else {
+        bail!(
+            "no model is configured: this version of rho runs only the scripted faux model; pass --faux-script FILE"
+        );
+    };
+    let script_text = std::fs::read_to_string(script_path)
+        .with_context(|| format!("cannot read faux script {}", script_path.display()))?;
+    let script = FauxScript::parse(&script_text)?;
+    let prompts = resolve_prompts(&cli.messages, piped_stdin)?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+
+    let provider = FauxProvider::from_script(&script);
+    let session_id = uuid::Uuid::now_v7().to_string();
+    let tools: Vec<Arc<dyn AgentTool>> = vec![Arc::new(ReadTool::new(cwd.clone()))];
+    let mut options = AgentOptions::new(Arc::new(provider.clone()), provider.model());
+    options.tools = tools;
+    options.session_id = Some(session_id.clone());
+    let session = AgentSession::new(Agent::new(options));
+
+    if json {
+        write_json_line(&SessionHeader {
+            kind: "session",
+            version: 3,
+            id: &session_id,
+            timestamp: chrono::Utc::now()
+                .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+                .to_string(),
+            cwd: &cwd.to_string_lossy(),
+        });
+        session.subscribe(write_json_line);
+    }
+
+    let signal = Arc::new(AtomicU8::new(0));
+    watch_signals(session.clone(), signal.clone());
+
+    let mut last = None;
+    for prompt in prompts {
+        let settled = session.prompt(&prompt).await?;
+        let stop = settled.reason != SettledReason::Completed;
+        last = Some(settled.reason);
+        if stop || signal.load(Ordering::SeqCst) != 0 {
+            break;
+        }
+    }
+    if let code @ 1.. = signal.load(Ordering::SeqCst) {
+        return Ok(code);
+    }
+    if !json {
+        let messages = session.agent().with_state(|s| s.messages.clone());
+        if let Err(error) = print_final_answer(&messages) {
+            eprintln!("{error}");
+            return Ok(exit::ERROR);
+        }
+    }
+    Ok(match last {
+        Some(SettledReason::Completed) | None => exit::COMPLETED,
+        Some(SettledReason::Budget) => exit::BUDGET,
+        Some(SettledReason::Error | SettledReason::Aborted) => exit::ERROR,
+    })
+}
+
+/// Piped stdin (trimmed) + the first message, joined without a separator; the other messages
+/// follow as separate prompts (pi-reference §7.1).
+fn resolve_prompts(messages: &[String], piped_stdin: bool) -> anyhow::Result<Vec<String>> {
+    let mut stdin_text = String::new();
+    if piped_stdin {
+        std::io::stdin()
+            .read_to_string(&mut stdin_text)
+            .context("cannot read standard input")?;
+    }
+    let stdin_text = stdin_text.trim();
+    let mut prompts: Vec<String> = messages.to_vec();
+    match prompts.first_mut() {
+        Some(first) => first.insert_str(0, stdin_text),
+        None if !stdin_text.is_empty() => prompts.push(stdin_text.to_owned()),
+        None => bail!("no prompt given: pass a message, e.g. rho -p \"…\""),
+    }
+    Ok(prompts)
+}
+
+/// SIGINT, SIGTERM and SIGHUP abort the run cleanly; the exit code says which one came.
+fn watch_signals(session: AgentSession, signal: Arc<AtomicU8>) {
+    use tokio::signal::unix::{SignalKind, signal as listen};
+    let kinds = [
+        (SignalKind::interrupt(), exit::SIGINT),
+        (SignalKind::terminate(), exit::SIGTERM),
+        (SignalKind::hangup(), exit::SIGHUP),
+    ];
+    for (kind, code) in kinds {
+        let Ok(mut stream) = listen(kind) else {
+            continue;
+        };
+        let session = session.clone();
+        let signal = signal.clone();
+        tokio::spawn(async move {
+            if stream.recv().await.is_some() {
+                signal.store(code, Ordering::SeqCst);
+                session.agent().abort();
+            }
+        });
+    }
+}
