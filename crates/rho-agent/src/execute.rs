@@ -46,7 +46,12 @@ impl ToolTable {
         self.tools.get(name).map(|(tool, _)| tool)
     }
 
-    fn validate(&self, tool: &dyn AgentTool, args: &Value) -> Result<Value, String> {
+    fn validate(
+        &self,
+        tool: &dyn AgentTool,
+        args: &Value,
+        received: &Value,
+    ) -> Result<Value, String> {
         let Some((_, validator)) = self.tools.get(tool.name()) else {
             return Err(format!("Tool {} not found", tool.name()));
         };
@@ -54,7 +59,7 @@ impl ToolTable {
             ArgumentValidator::compile(tool.name(), tool.parameters()).map_err(|e| e.to_string())
         });
         match validator {
-            Ok(validator) => validator.validate(tool.name(), args),
+            Ok(validator) => validator.validate_reporting(tool.name(), args, received),
             Err(schema_error) => Err(schema_error.clone()),
         }
     }
@@ -80,6 +85,15 @@ impl Finalized {
             is_error: true,
             duration_ms: None,
         }
+    }
+
+    /// An executed call that ended in error never terminates the batch (as in Pi); the one
+    /// exception, a block with `terminate`, is built by [`Finalized::refusal`].
+    fn without_error_terminate(mut self) -> Self {
+        if self.is_error {
+            self.output.terminate = None;
+        }
+        self
     }
 
     fn failure_output(text: String) -> ToolOutput {
@@ -219,7 +233,10 @@ async fn preflight(run: &Run<'_>, assistant: &AssistantMessage, call: &ToolCall)
         Ok(Err(e)) => return Preflight::Refused(Finalized::refusal(e.0, None)),
         Err(panic) => return Preflight::Refused(Finalized::refusal(panic, None)),
     };
-    let args = match run.tools.validate(tool.as_ref(), &prepared) {
+    let args = match run
+        .tools
+        .validate(tool.as_ref(), &prepared, &call.arguments)
+    {
         Ok(args) => args,
         Err(text) => return Preflight::Refused(Finalized::refusal(text, None)),
     };
@@ -264,10 +281,11 @@ async fn execute_and_finalize(
         &call.id,
         prepared.args.clone(),
         run.cancel.clone(),
-        updates,
+        updates.clone(),
     ))
     .catch_unwind()
     .await;
+    updates.close();
     let duration_ms = Some(started.elapsed().as_millis() as u64);
     let (output, is_error) = match executed {
         Ok(Ok(output)) => {
@@ -283,7 +301,8 @@ async fn execute_and_finalize(
             output,
             is_error,
             duration_ms,
-        };
+        }
+        .without_error_terminate();
     };
     let overridden = std::panic::AssertUnwindSafe(hooks.after_tool_call(
         AfterToolCall {
@@ -325,6 +344,7 @@ async fn execute_and_finalize(
             duration_ms,
         },
     }
+    .without_error_terminate()
 }
 
 fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {

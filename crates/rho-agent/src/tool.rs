@@ -1,6 +1,7 @@
 //! The tool contract: what a tool declares, what `execute` receives and what it returns.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_trait::async_trait;
 use rho_ai::{ContentBlock, ToolSpec, Usage};
@@ -58,13 +59,15 @@ impl ToolError {
     }
 }
 
-/// Lets a running tool report progress as `tool_execution_update` events.
+/// Lets a running tool report progress as `tool_execution_update` events. Updates sent after
+/// the call finished are dropped, so none can follow its `tool_execution_end`.
 #[derive(Clone)]
 pub struct ToolUpdates {
     sink: Arc<dyn EventSink>,
     tool_call_id: String,
     tool_name: String,
     args: Value,
+    open: Arc<AtomicBool>,
 }
 
 impl ToolUpdates {
@@ -79,11 +82,20 @@ impl ToolUpdates {
             tool_call_id: tool_call_id.to_owned(),
             tool_name: tool_name.to_owned(),
             args: args.clone(),
+            open: Arc::new(AtomicBool::new(true)),
         }
+    }
+
+    /// Ends the call's updates: later `send`s do nothing.
+    pub(crate) fn close(&self) {
+        self.open.store(false, Ordering::Release);
     }
 
     /// Emits `tool_execution_update` with `partial_result` (conventionally `{content, details}`).
     pub fn send(&self, partial_result: Value) {
+        if !self.open.load(Ordering::Acquire) {
+            return;
+        }
         self.sink.emit(AgentEvent::ToolExecutionUpdate {
             tool_call_id: self.tool_call_id.clone(),
             tool_name: self.tool_name.clone(),

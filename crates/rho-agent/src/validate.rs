@@ -59,14 +59,26 @@ impl ArgumentValidator {
     /// Coerces a deep copy of `args` against the schema, validates it, and returns the coerced
     /// copy, or `Err` with Pi's full error text (which echoes the original, uncoerced `args`).
     pub fn validate(&self, tool_name: &str, args: &Value) -> Result<Value, String> {
+        self.validate_reporting(tool_name, args, args)
+    }
+
+    /// As [`validate`](Self::validate), but the error text echoes `received` — the model's
+    /// original arguments when a `prepare_arguments` shim reshaped them into `args`.
+    pub fn validate_reporting(
+        &self,
+        tool_name: &str,
+        args: &Value,
+        received: &Value,
+    ) -> Result<Value, String> {
         let mut coerced = args.clone();
         coerce(&mut coerced, &self.schema, &self.schema, 0);
+        // The fast path: valid arguments cost one pass, errors are collected only on failure.
+        if self.validator.is_valid(&coerced) {
+            return Ok(coerced);
+        }
         let mut entries = Vec::new();
         for error in self.validator.iter_errors(&coerced) {
             self.push_error(&error, &mut entries);
-        }
-        if entries.is_empty() && self.validator.is_valid(&coerced) {
-            return Ok(coerced);
         }
         let lines: Vec<String> = entries.iter().map(Entry::render).collect();
         let body = if lines.is_empty() {
@@ -74,10 +86,10 @@ impl ArgumentValidator {
         } else {
             lines.join("\n")
         };
-        let mut received = String::new();
-        write_js_json(args, 0, &mut received);
+        let mut shown = String::new();
+        write_js_json(received, 0, &mut shown);
         Err(format!(
-            "Validation failed for tool \"{tool_name}\":\n{body}\n\nReceived arguments:\n{received}"
+            "Validation failed for tool \"{tool_name}\":\n{body}\n\nReceived arguments:\n{shown}"
         ))
     }
 

@@ -159,10 +159,23 @@ async fn abort_cancels_the_run_and_records_the_error_message() {
     assert!(!state.is_streaming);
 }
 
-struct BrokenConverter;
+struct BrokenConverter {
+    in_transform: bool,
+}
 
 #[async_trait::async_trait]
 impl ContextHooks for BrokenConverter {
+    async fn transform_context(
+        &self,
+        messages: Vec<AgentMessage>,
+        _cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<Vec<AgentMessage>, HookError> {
+        if self.in_transform {
+            return Err(HookError("converter exploded".into()));
+        }
+        Ok(messages)
+    }
+
     fn convert_to_llm(&self, _messages: &[AgentMessage]) -> Result<Vec<Message>, HookError> {
         Err(HookError("converter exploded".into()))
     }
@@ -170,9 +183,15 @@ impl ContextHooks for BrokenConverter {
 
 #[tokio::test]
 async fn a_failing_context_hook_ends_the_run_with_only_agent_end_and_a_failure_message() {
+    for in_transform in [false, true] {
+        failing_context_hook(in_transform).await;
+    }
+}
+
+async fn failing_context_hook(in_transform: bool) {
     let provider = faux();
     let mut options = AgentOptions::new(Arc::new(provider.clone()), provider.model());
-    options.context_hooks = Some(Arc::new(BrokenConverter));
+    options.context_hooks = Some(Arc::new(BrokenConverter { in_transform }));
     let agent = Agent::new(options);
     let recorder = Recorder::default();
     let sink = recorder.clone();

@@ -174,16 +174,16 @@ async fn parallel_tools_end_in_completion_order_and_results_follow_source_order(
         ])[..]
     );
     assert_eq!(events[14], "turn_end[c1,c2]");
+    // The next model call's context ends with both results, in source order.
     let request = &provider.requests()[1];
-    let ids: Vec<_> = request
-        .messages
+    let tail: Vec<_> = request.messages[request.messages.len() - 2..]
         .iter()
-        .filter_map(|m| match m {
-            Message::ToolResult(r) => Some(r.tool_call_id.clone()),
-            _ => None,
+        .map(|m| match m {
+            Message::ToolResult(r) => r.tool_call_id.clone(),
+            other => other.role().to_owned(),
         })
         .collect();
-    assert_eq!(ids, ["c1", "c2"]);
+    assert_eq!(tail, ["c1", "c2"]);
 }
 
 #[tokio::test]

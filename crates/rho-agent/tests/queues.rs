@@ -237,3 +237,85 @@ async fn continue_from_an_assistant_tail_with_nothing_queued_is_refused() {
         "a refused continue leaves the agent idle"
     );
 }
+
+#[tokio::test]
+async fn steering_queued_before_the_run_is_injected_after_the_prompt_before_the_first_call() {
+    let provider = faux();
+    provider.push(faux_message(vec![faux_text("ok")]));
+    let queues = Arc::new(TestQueues::default());
+    queues.steering.lock().unwrap().push(user("early"));
+    let mut config = config(&provider);
+    config.messages = Some(queues);
+    let recorder = Recorder::default();
+    run_agent_loop(
+        vec![user("go")],
+        context(vec![]),
+        &config,
+        CancellationToken::new(),
+        recorder.sink(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        without_updates(recorder.normalized()),
+        strings(&[
+            "agent_start",
+            "turn_start",
+            "ms:user:go",
+            "me:user:go",
+            "ms:user:early",
+            "me:user:early",
+            "ms:assistant:stop",
+            "me:assistant:stop",
+            "turn_end[]",
+            "agent_end(3)"
+        ])
+    );
+    let texts: Vec<_> = provider.requests()[0]
+        .messages
+        .iter()
+        .map(|m| m.role())
+        .collect();
+    assert_eq!(texts, ["user", "user"]);
+}
+
+#[tokio::test]
+async fn steering_in_all_mode_delivers_every_queued_message_in_one_turn() {
+    for (all, expected_calls) in [(true, 2), (false, 3)] {
+        let provider = faux();
+        provider.set_fallback(faux_message(vec![faux_text("ok")]));
+        let queues = Arc::new(TestQueues {
+            all,
+            ..TestQueues::default()
+        });
+        let inject = queues.clone();
+        let tool = TestTool::new(
+            "steer_twice",
+            Arc::new(move |_, _, _| {
+                inject
+                    .steering
+                    .lock()
+                    .unwrap()
+                    .extend([user("a"), user("b")]);
+                Box::pin(async { Ok(ToolOutput::text("ok")) })
+            }),
+        );
+        provider.push(faux_message(vec![faux_tool_call(
+            "c1",
+            "steer_twice",
+            json!({"value": "x"}),
+        )]));
+        let mut config = config(&provider);
+        config.messages = Some(queues);
+        run_agent_loop(
+            vec![user("go")],
+            context(vec![tool.arc()]),
+            &config,
+            CancellationToken::new(),
+            Recorder::default().sink(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(provider.call_count(), expected_calls, "all = {all}");
+    }
+}

@@ -5,6 +5,7 @@
 //! Later layers (persistence, auto-retry, compaction, budgets) hook in between the agent's
 //! `agent_end` and [`AgentSession::settle`].
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rho_agent::{Agent, AgentError, AgentEvent, AgentMessage};
@@ -90,6 +91,10 @@ struct Shared {
     steering: Mutex<Vec<String>>,
     follow_up: Mutex<Vec<String>>,
     tally: Mutex<Tally>,
+    /// A prompt is being run by this session (checked and set atomically).
+    prompting: AtomicBool,
+    /// The next user `message_start` is the prompt itself, not a queued message.
+    prompt_pending: AtomicBool,
 }
 
 /// What the current prompt has done so far.
@@ -124,7 +129,8 @@ impl Shared {
         match event {
             // A queued message is being delivered: the queue shrinks before its message_start.
             AgentEvent::MessageStart { message } => {
-                if let Some(user) = message.as_user() {
+                let is_prompt = self.prompt_pending.swap(false, Ordering::SeqCst);
+                if let Some(user) = message.as_user().filter(|_| !is_prompt) {
                     let text = user.text_content();
                     if remove_first(&self.steering, &text) || remove_first(&self.follow_up, &text) {
                         self.emit_queue_update();
@@ -151,6 +157,16 @@ fn remove_first(queue: &Mutex<Vec<String>>, text: &str) -> bool {
             true
         }
         None => false,
+    }
+}
+
+/// Releases the session's prompt slot, also when the prompt future is dropped.
+struct PromptGuard<'a>(&'a Shared);
+
+impl Drop for PromptGuard<'_> {
+    fn drop(&mut self) {
+        self.0.prompt_pending.store(false, Ordering::SeqCst);
+        self.0.prompting.store(false, Ordering::SeqCst);
     }
 }
 
@@ -182,12 +198,21 @@ impl AgentSession {
 
     /// Runs a text prompt to the end and settles it.
     pub async fn prompt(&self, text: &str) -> Result<Settled, SessionError> {
+        if self.shared.prompting.swap(true, Ordering::SeqCst) {
+            return Err(SessionError::Busy);
+        }
+        let _prompting = PromptGuard(&self.shared);
         if self.agent.is_running() {
             return Err(SessionError::Busy);
         }
         *lock(&self.shared.tally) = Tally::default();
+        self.shared.prompt_pending.store(true, Ordering::SeqCst);
         let message: AgentMessage = UserMessage::text(text).into();
-        self.agent.prompt(vec![message]).await?;
+        match self.agent.prompt(vec![message]).await {
+            Err(AgentError::Busy(_)) => return Err(SessionError::Busy),
+            Err(other) => return Err(other.into()),
+            Ok(()) => {}
+        }
         Ok(self.settle())
     }
 

@@ -149,3 +149,23 @@ async fn queued_messages_are_reported_and_removed_right_before_delivery() {
         ]
     );
 }
+
+#[tokio::test]
+async fn an_aborted_prompt_settles_once_with_reason_aborted() {
+    let provider = FauxProvider::new().with_chunk_chars(1);
+    provider.push(faux_message(vec![faux_text(
+        "a long, slowly streamed answer",
+    )]));
+    let (session, events) = session(&provider, vec![]);
+    let aborter = session.agent().clone();
+    session.subscribe(move |event| {
+        if matches!(event, SessionEvent::Agent(AgentEvent::MessageUpdate { .. })) {
+            aborter.abort();
+        }
+    });
+    let settled = session.prompt("go").await.unwrap();
+    assert_eq!(settled.reason, SettledReason::Aborted);
+    let kinds: Vec<String> = events.lock().unwrap().iter().map(kind).collect();
+    assert_eq!(kinds.iter().filter(|k| *k == "agent_settled").count(), 1);
+    assert_eq!(kinds.last().unwrap(), "agent_settled");
+}

@@ -70,12 +70,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     let signal = Arc::new(AtomicU8::new(0));
     watch_signals(session.clone(), signal.clone());
 
+    // Like Pi, the remaining messages run one after another whatever the previous one ended in;
+    // only an abort (a signal) stops the sequence.
     let mut last = None;
     for prompt in prompts {
         let settled = session.prompt(&prompt).await?;
-        let stop = settled.reason != SettledReason::Completed;
         last = Some(settled.reason);
-        if stop || signal.load(Ordering::SeqCst) != 0 {
+        if settled.reason == SettledReason::Aborted || signal.load(Ordering::SeqCst) != 0 {
             break;
         }
     }
@@ -115,7 +116,8 @@ fn resolve_prompts(messages: &[String], piped_stdin: bool) -> anyhow::Result<Vec
     Ok(prompts)
 }
 
-/// SIGINT, SIGTERM and SIGHUP abort the run cleanly; the exit code says which one came.
+/// SIGINT, SIGTERM and SIGHUP abort the run cleanly; the exit code says which one came. A second
+/// signal exits at once, in case something does not honour the abort.
 fn watch_signals(session: AgentSession, signal: Arc<AtomicU8>) {
     use tokio::signal::unix::{SignalKind, signal as listen};
     let kinds = [
@@ -130,8 +132,10 @@ fn watch_signals(session: AgentSession, signal: Arc<AtomicU8>) {
         let session = session.clone();
         let signal = signal.clone();
         tokio::spawn(async move {
-            if stream.recv().await.is_some() {
-                signal.store(code, Ordering::SeqCst);
+            while stream.recv().await.is_some() {
+                if signal.swap(code, Ordering::SeqCst) != 0 {
+                    std::process::exit(i32::from(code));
+                }
                 session.agent().abort();
             }
         });

@@ -106,13 +106,14 @@ fn parse_block(block: &Value, k: usize, i: usize) -> Result<ContentBlock, Script
         "text" => Ok(faux_text(string("text")?)),
         "thinking" => Ok(faux_thinking(string("text")?)),
         "tool_call" => {
+            // Arguments are always an object, as a provider's parser makes them (pi-reference
+            // §1.1, §2.3): a raw JSON string is read as streamed text, anything else becomes `{}`.
             let arguments = match object.get("arguments") {
-                None | Some(Value::Null) => Value::Object(Map::new()),
-                // A raw JSON string is what the model streamed; read it as a provider would.
-                Some(Value::String(raw)) => serde_json::from_str(raw)
-                    .unwrap_or_else(|_| Value::Object(parse_streaming_json(raw))),
-                Some(other) => other.clone(),
+                Some(Value::Object(arguments)) => arguments.clone(),
+                Some(Value::String(raw)) => parse_streaming_json(raw),
+                _ => Map::new(),
             };
+            let arguments = Value::Object(arguments);
             Ok(faux_tool_call(id(), string("name")?, arguments))
         }
         "custom_tool_call" => {

@@ -41,7 +41,9 @@ impl FauxStream {
             }
         };
         let mut partial = self.template.clone();
-        if self.stream_blocks(&scripted, &mut partial).await.is_err() {
+        let streamed = self.stream_blocks(&scripted, &mut partial).await;
+        // Every provider re-checks for cancellation before `done` (pi-reference §2.2).
+        if streamed.is_err() || self.cancel.is_cancelled() {
             partial.stop_reason = StopReason::Aborted;
             partial.error_message = Some(ABORTED.to_owned());
             self.sender.push(E::Error {
