@@ -6,6 +6,7 @@
 //! of tools, files or terminals.
 
 pub mod content;
+pub mod error;
 pub mod event;
 pub mod faux;
 pub mod message;
@@ -13,8 +14,10 @@ pub mod model;
 pub mod partial_json;
 pub mod provider;
 pub mod stream;
+pub mod transform;
 
 pub use content::{ContentBlock, ImageContent, TextContent, ThinkingContent, ToolCall};
+pub use error::{ErrorInfo, ErrorKind};
 pub use event::AssistantMessageEvent;
 pub use message::{
     AssistantMessage, Cost, Message, StopReason, ToolResultMessage, Usage, UserContent,

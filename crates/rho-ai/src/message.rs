@@ -204,6 +204,10 @@ pub struct AssistantMessage {
     /// Present iff `stop_reason` is `error` or `aborted`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_message: Option<String>,
+    /// rho: how the call failed (retryable? overflow? auth?), set by the provider where the
+    /// failure arose. Not part of Pi's wire format, so not serialized.
+    #[serde(skip)]
+    pub error_info: Option<crate::error::ErrorInfo>,
     /// When the provider call started, epoch ms.
     #[serde(default)]
     pub timestamp: i64,
@@ -223,6 +227,7 @@ impl AssistantMessage {
             usage: Usage::default(),
             stop_reason: StopReason::Stop,
             error_message: None,
+            error_info: None,
             timestamp: now_ms(),
         }
     }

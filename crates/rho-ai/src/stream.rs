@@ -64,6 +64,9 @@ impl Drop for StreamSender {
         let mut error = std::mem::replace(&mut self.last, AssistantMessage::empty("", "", ""));
         error.stop_reason = StopReason::Error;
         error.error_message = Some(STREAM_ENDED_EARLY.to_owned());
+        error.error_info = Some(crate::error::ErrorInfo::new(
+            crate::error::ErrorKind::StreamCut,
+        ));
         let _ = self.tx.send(AssistantMessageEvent::Error {
             reason: StopReason::Error,
             error,
@@ -103,6 +106,9 @@ impl AssistantMessageEventStream {
                 let mut error = AssistantMessage::empty("", "", "");
                 error.stop_reason = StopReason::Error;
                 error.error_message = Some(STREAM_ENDED_EARLY.to_owned());
+                error.error_info = Some(crate::error::ErrorInfo::new(
+                    crate::error::ErrorKind::StreamCut,
+                ));
                 error
             }
         }

@@ -28,6 +28,21 @@ pub struct Cli {
     /// Answer with the scripted faux model from FILE (`{"turns": [[block, …], …]}`).
     #[arg(long, value_name = "FILE")]
     pub faux_script: Option<PathBuf>,
+    /// Provider of the model (e.g. `anthropic`, `openai`, or one from models.json).
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// Model id or pattern (`provider/id`, fuzzy, optional `:thinking` suffix).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// API key for the selected model's provider (never printed or stored).
+    #[arg(long = "api-key", value_name = "KEY")]
+    pub api_key: Option<String>,
+    /// Thinking level: off, minimal, low, medium, high, xhigh.
+    #[arg(long, value_name = "LEVEL")]
+    pub thinking: Option<String>,
+    /// List the models that have a key configured (optionally matching SEARCH), then exit.
+    #[arg(long = "list-models", value_name = "SEARCH", num_args = 0..=1)]
+    pub list_models: Option<Option<String>>,
     /// Keep the session in memory only.
     #[arg(long)]
     pub no_session: bool,

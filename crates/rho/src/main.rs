@@ -2,6 +2,7 @@
 //! crates; this file only wires them together.
 
 mod cli;
+mod model_choice;
 mod output;
 mod run;
 

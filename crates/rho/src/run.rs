@@ -7,11 +7,12 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use anyhow::{Context as _, bail};
 use rho_agent::{Agent, AgentOptions, AgentTool};
-use rho_ai::faux::{FauxProvider, FauxScript};
+use rho_ai::faux::FauxScript;
 use rho_host::tools::ReadTool;
 use rho_host::{AgentSession, SettledReason};
 
 use crate::cli::{Cli, Mode};
+use crate::model_choice;
 use crate::output::{SessionHeader, print_final_answer, write_json_line};
 
 /// Exit codes after the first model call (contract §3).
@@ -26,6 +27,14 @@ mod exit {
 
 /// Runs the command line; `Err` is a failure before the first model call (exit 2).
 pub async fn run(cli: Cli) -> anyhow::Result<u8> {
+    if let Some(search) = &cli.list_models {
+        let (registry, auth) = model_choice::load_registry();
+        print!(
+            "{}",
+            rho_models::format_model_list(registry.available(&auth), search.as_deref())
+        );
+        return Ok(exit::COMPLETED);
+    }
     let json = match cli.mode {
         Some(Mode::Json) => true,
         Some(Mode::Rpc) => bail!("--mode rpc is not available in this version of rho"),
@@ -35,24 +44,32 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     if !json && !cli.print && !piped_stdin {
         bail!("interactive mode is not available in this version of rho; use -p or --mode json");
     }
-    let Some(script_path) = &cli.faux_script else {
-        bail!(
-            "no model is configured: this version of rho runs only the scripted faux model; pass --faux-script FILE"
-        );
+    let choice = match &cli.faux_script {
+        Some(script_path) => {
+            if cli.model.is_some() || cli.provider.is_some() {
+                bail!("--faux-script cannot be combined with --model or --provider");
+            }
+            let script_text = std::fs::read_to_string(script_path)
+                .with_context(|| format!("cannot read faux script {}", script_path.display()))?;
+            model_choice::faux(&FauxScript::parse(&script_text)?)
+        }
+        None => {
+            let (registry, auth) = model_choice::load_registry();
+            model_choice::choose(&cli, &registry, auth)?
+        }
     };
-    let script_text = std::fs::read_to_string(script_path)
-        .with_context(|| format!("cannot read faux script {}", script_path.display()))?;
-    let script = FauxScript::parse(&script_text)?;
     let prompts = resolve_prompts(&cli.messages, piped_stdin)?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
 
-    let provider = FauxProvider::from_script(&script);
     let session_id = uuid::Uuid::now_v7().to_string();
     let tools: Vec<Arc<dyn AgentTool>> = vec![Arc::new(ReadTool::new(cwd.clone()))];
-    let mut options = AgentOptions::new(Arc::new(provider.clone()), provider.model());
+    let mut options = AgentOptions::new(choice.provider, choice.model);
     options.tools = tools;
+    options.api_key = choice.api_key;
     options.session_id = Some(session_id.clone());
-    let session = AgentSession::new(Agent::new(options));
+    let agent = Agent::new(options);
+    agent.update_state(|state| state.thinking_level = choice.thinking);
+    let session = AgentSession::new(agent);
 
     if json {
         write_json_line(&SessionHeader {

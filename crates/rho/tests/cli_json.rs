@@ -217,13 +217,35 @@ fn assert_preflight_failure(output: Output, expected: &str) {
 #[test]
 fn failures_before_the_first_model_call_exit_2_with_one_clear_line() {
     let (dir, script) = workspace();
-    let run = |args: &[&str]| rho().current_dir(dir.path()).args(args).output().unwrap();
+    // No keys anywhere: an empty RHO_HOME and no provider variables.
+    let run = |args: &[&str]| {
+        rho()
+            .current_dir(dir.path())
+            .env_clear()
+            .env("RHO_HOME", dir.path())
+            .env("HOME", dir.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
     assert_preflight_failure(
         run(&["--bogus", "-p", "hi"]),
         "unexpected argument '--bogus'",
     );
     assert_preflight_failure(run(&["--mode", "yaml", "-p", "hi"]), "invalid value 'yaml'");
-    assert_preflight_failure(run(&["-p", "hi"]), "pass --faux-script FILE");
+    assert_preflight_failure(run(&["-p", "hi"]), "No models available");
+    assert_preflight_failure(
+        run(&["-p", "--model", "nonexistent-model-xyz", "hi"]),
+        "Model \"nonexistent-model-xyz\" not found",
+    );
+    assert_preflight_failure(
+        run(&["-p", "--provider", "nope", "--model", "x", "hi"]),
+        "Unknown provider \"nope\"",
+    );
+    assert_preflight_failure(
+        run(&["-p", "--model", "anthropic/claude-opus-4-7", "hi"]),
+        "No API key found for anthropic: set ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY or pass --api-key",
+    );
     assert_preflight_failure(
         run(&["-p", "--faux-script", "missing.json", "hi"]),
         "cannot read faux script missing.json",

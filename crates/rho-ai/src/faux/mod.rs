@@ -261,5 +261,8 @@ pub fn faux_error(
     let mut message = faux_message(content);
     message.stop_reason = StopReason::Error;
     message.error_message = Some(error_message.into());
+    message.error_info = Some(crate::error::ErrorInfo::new(
+        crate::error::ErrorKind::Provider,
+    ));
     message
 }

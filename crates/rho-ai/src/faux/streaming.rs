@@ -5,6 +5,7 @@
 use tokio_util::sync::CancellationToken;
 
 use crate::content::{ContentBlock, TextContent, ThinkingContent, ToolCall};
+use crate::error::{ErrorInfo, ErrorKind};
 use crate::event::AssistantMessageEvent as E;
 use crate::message::{AssistantMessage, StopReason};
 use crate::model::Context;
@@ -33,6 +34,7 @@ impl FauxStream {
                 let mut error = self.template.clone();
                 error.stop_reason = StopReason::Error;
                 error.error_message = Some(error_message);
+                error.error_info = Some(ErrorInfo::new(ErrorKind::Provider));
                 self.sender.push(E::Error {
                     reason: StopReason::Error,
                     error,
@@ -46,6 +48,7 @@ impl FauxStream {
         if streamed.is_err() || self.cancel.is_cancelled() {
             partial.stop_reason = StopReason::Aborted;
             partial.error_message = Some(ABORTED.to_owned());
+            partial.error_info = Some(ErrorInfo::new(ErrorKind::Aborted));
             self.sender.push(E::Error {
                 reason: StopReason::Aborted,
                 error: partial,

@@ -1,0 +1,194 @@
+//! The cross-provider transformation every adapter applies before wire conversion
+//! (pi-reference §5.0): history written by one model made safe to replay to another.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use crate::content::{ContentBlock, TextContent, ToolCall};
+use crate::message::{AssistantMessage, Message, ToolResultMessage, UserContent, UserMessage};
+use crate::model::Model;
+
+/// Replaces a run of images in a user message on a model without image input.
+pub const USER_IMAGE_OMITTED: &str = "(image omitted: model does not support images)";
+/// Replaces a run of images in a tool result on a model without image input.
+pub const TOOL_IMAGE_OMITTED: &str = "(tool image omitted: model does not support images)";
+/// The text of the synthetic result given to a tool call that never got one.
+pub const NO_RESULT: &str = "No result provided";
+
+/// Transforms `messages` for `model`. `normalize_tool_call_id` is the target adapter's id rule,
+/// applied only to tool calls written by a different model.
+pub fn transform_messages(
+    messages: &[Message],
+    model: &Model,
+    normalize_tool_call_id: &dyn Fn(&str) -> String,
+) -> Vec<Message> {
+    let vision = model.input.iter().any(|kind| kind == "image");
+    let mut renamed: HashMap<String, String> = HashMap::new();
+    let mut first_pass = Vec::with_capacity(messages.len());
+    for message in messages {
+        first_pass.push(match message {
+            Message::User(user) if !vision => Message::User(Arc::new(without_user_images(user))),
+            Message::User(_) => message.clone(),
+            Message::Assistant(assistant) => {
+                transform_assistant(assistant, model, normalize_tool_call_id, &mut renamed)
+            }
+            Message::ToolResult(result) => transform_result(result, vision, &renamed),
+        });
+    }
+    drop_failures_and_fill_orphans(first_pass)
+}
+
+fn is_same_model(message: &AssistantMessage, model: &Model) -> bool {
+    message.provider == model.provider && message.api == model.api && message.model == model.id
+}
+
+fn without_user_images(user: &UserMessage) -> UserMessage {
+    match &user.content {
+        UserContent::Text(_) => user.clone(),
+        UserContent::Blocks(blocks) => UserMessage {
+            content: UserContent::Blocks(collapse_images(blocks, USER_IMAGE_OMITTED)),
+            timestamp: user.timestamp,
+        },
+    }
+}
+
+/// Each run of consecutive images becomes one text block.
+fn collapse_images(blocks: &[ContentBlock], placeholder: &str) -> Vec<ContentBlock> {
+    let mut out: Vec<ContentBlock> = Vec::with_capacity(blocks.len());
+    let mut in_run = false;
+    for block in blocks {
+        if matches!(block, ContentBlock::Image(_)) {
+            if !in_run {
+                out.push(ContentBlock::text(placeholder));
+            }
+            in_run = true;
+        } else {
+            in_run = false;
+            out.push(block.clone());
+        }
+    }
+    out
+}
+
+fn transform_assistant(
+    assistant: &Arc<AssistantMessage>,
+    model: &Model,
+    normalize: &dyn Fn(&str) -> String,
+    renamed: &mut HashMap<String, String>,
+) -> Message {
+    let same = is_same_model(assistant, model);
+    let mut content = Vec::with_capacity(assistant.content.len());
+    for block in &assistant.content {
+        match block {
+            ContentBlock::Thinking(thinking) => {
+                if thinking.redacted == Some(true) {
+                    if same {
+                        content.push(block.clone());
+                    }
+                } else if same && thinking.thinking_signature.is_some() {
+                    content.push(block.clone());
+                } else if thinking.thinking.trim().is_empty() {
+                } else if same {
+                    content.push(block.clone());
+                } else {
+                    content.push(ContentBlock::text(thinking.thinking.clone()));
+                }
+            }
+            ContentBlock::Text(text) if !same => content.push(ContentBlock::Text(TextContent {
+                text: text.text.clone(),
+                text_signature: None,
+            })),
+            ContentBlock::ToolCall(call) if !same => {
+                let id = normalize(&call.id);
+                if id != call.id {
+                    renamed.insert(call.id.clone(), id.clone());
+                }
+                content.push(ContentBlock::ToolCall(ToolCall {
+                    id,
+                    thought_signature: None,
+                    ..call.clone()
+                }));
+            }
+            _ => content.push(block.clone()),
+        }
+    }
+    if content == assistant.content {
+        return Message::Assistant(assistant.clone());
+    }
+    Message::Assistant(Arc::new(AssistantMessage {
+        content,
+        ..(**assistant).clone()
+    }))
+}
+
+fn transform_result(
+    result: &Arc<ToolResultMessage>,
+    vision: bool,
+    renamed: &HashMap<String, String>,
+) -> Message {
+    let new_id = renamed.get(&result.tool_call_id);
+    let has_images = result
+        .content
+        .iter()
+        .any(|b| matches!(b, ContentBlock::Image(_)));
+    if new_id.is_none() && (vision || !has_images) {
+        return Message::ToolResult(result.clone());
+    }
+    let mut changed = (**result).clone();
+    if let Some(id) = new_id {
+        changed.tool_call_id = id.clone();
+    }
+    if !vision {
+        changed.content = collapse_images(&result.content, TOOL_IMAGE_OMITTED);
+    }
+    Message::ToolResult(Arc::new(changed))
+}
+
+/// Drops failed assistant messages and gives every unanswered tool call a synthetic error result,
+/// placed where its results should have been (before the next assistant or user message).
+fn drop_failures_and_fill_orphans(messages: Vec<Message>) -> Vec<Message> {
+    let mut out = Vec::with_capacity(messages.len());
+    let mut pending: Vec<(String, String, i64)> = Vec::new();
+    let mut answered: HashSet<String> = HashSet::new();
+    let flush = |out: &mut Vec<Message>,
+                 pending: &mut Vec<(String, String, i64)>,
+                 answered: &mut HashSet<String>| {
+        for (id, name, timestamp) in pending.drain(..) {
+            if !answered.contains(&id) {
+                out.push(Message::ToolResult(Arc::new(ToolResultMessage {
+                    tool_call_id: id,
+                    tool_name: name,
+                    content: vec![ContentBlock::text(NO_RESULT)],
+                    details: None,
+                    is_error: true,
+                    duration_ms: None,
+                    usage: None,
+                    timestamp,
+                })));
+            }
+        }
+        answered.clear();
+    };
+    for message in messages {
+        match &message {
+            Message::Assistant(assistant) => {
+                if assistant.stop_reason.is_failure() {
+                    continue;
+                }
+                flush(&mut out, &mut pending, &mut answered);
+                pending.extend(
+                    assistant
+                        .tool_calls()
+                        .map(|c| (c.id.clone(), c.name.clone(), assistant.timestamp)),
+                );
+            }
+            Message::User(_) => flush(&mut out, &mut pending, &mut answered),
+            Message::ToolResult(result) => {
+                answered.insert(result.tool_call_id.clone());
+            }
+        }
+        out.push(message);
+    }
+    flush(&mut out, &mut pending, &mut answered);
+    out
+}

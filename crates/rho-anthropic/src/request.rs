@@ -1,0 +1,125 @@
+//! One Anthropic Messages call: endpoint, headers and JSON body (pi-reference §5.1 "Request").
+
+use rho_ai::transform::transform_messages;
+use rho_ai::{Context, Model, StreamOptions};
+use serde_json::{Map, Value, json};
+
+use crate::convert::{CacheRetention, convert_messages, convert_tools, normalize_tool_call_id};
+use crate::thinking::{is_adaptive_model, plan_thinking};
+
+/// The `anthropic-version` header value.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// Beta asking for unbuffered tool-argument deltas, for endpoints without `eager_input_streaming`.
+pub const FINE_GRAINED_TOOL_STREAMING_BETA: &str = "fine-grained-tool-streaming-2025-05-14";
+/// Beta letting budget-thinking models think between tool calls.
+pub const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
+
+/// `POST` target: `{base_url}/v1/messages`, without doubling a `/v1` the base URL already has.
+pub fn messages_url(base_url: &str) -> String {
+    let base = base_url.trim_end_matches('/');
+    if base.ends_with("/v1") {
+        format!("{base}/messages")
+    } else {
+        format!("{base}/v1/messages")
+    }
+}
+
+/// Whether tool definitions may carry `eager_input_streaming` (`compat.supportsEagerToolInputStreaming`
+/// is not `false`).
+pub fn supports_eager_tool_input_streaming(model: &Model) -> bool {
+    model
+        .compat
+        .as_ref()
+        .and_then(|compat| compat.get("supportsEagerToolInputStreaming"))
+        .and_then(Value::as_bool)
+        != Some(false)
+}
+
+/// The request body with the default (`short`) cache retention.
+pub fn to_anthropic_request(model: &Model, context: &Context, options: &StreamOptions) -> Value {
+    to_anthropic_request_with(model, context, options, CacheRetention::default())
+}
+
+/// The request body with an explicit cache retention.
+pub fn to_anthropic_request_with(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    retention: CacheRetention,
+) -> Value {
+    let cache_control = retention.cache_control();
+    let messages = transform_messages(&context.messages, model, &normalize_tool_call_id);
+    let plan = plan_thinking(model, options);
+
+    let mut body = Map::new();
+    body.insert("model".into(), json!(model.id));
+    body.insert(
+        "messages".into(),
+        Value::Array(convert_messages(&messages, cache_control.as_ref())),
+    );
+    body.insert("max_tokens".into(), json!(plan.max_tokens));
+    body.insert("stream".into(), json!(true));
+    if let Some(system) = context.system_prompt.as_deref().filter(|s| !s.is_empty()) {
+        let mut block = Map::new();
+        block.insert("type".into(), json!("text"));
+        block.insert("text".into(), json!(system));
+        if let Some(cache_control) = &cache_control {
+            block.insert("cache_control".into(), cache_control.clone());
+        }
+        body.insert("system".into(), json!([block]));
+    }
+    if let Some(temperature) = options.temperature.filter(|_| !plan.enabled) {
+        body.insert("temperature".into(), json!(temperature));
+    }
+    if !context.tools.is_empty() {
+        let eager = supports_eager_tool_input_streaming(model);
+        body.insert(
+            "tools".into(),
+            Value::Array(convert_tools(&context.tools, eager, cache_control.as_ref())),
+        );
+    }
+    if let Some(thinking) = plan.thinking {
+        body.insert("thinking".into(), thinking);
+    }
+    if let Some(output_config) = plan.output_config {
+        body.insert("output_config".into(), output_config);
+    }
+    Value::Object(body)
+}
+
+/// The `anthropic-beta` features this call needs, if any.
+pub fn beta_features(model: &Model, context: &Context) -> Vec<&'static str> {
+    let mut betas = Vec::new();
+    if !context.tools.is_empty() && !supports_eager_tool_input_streaming(model) {
+        betas.push(FINE_GRAINED_TOOL_STREAMING_BETA);
+    }
+    if !is_adaptive_model(&model.id) {
+        betas.push(INTERLEAVED_THINKING_BETA);
+    }
+    betas
+}
+
+/// The request headers: key, version, betas, then `model.headers` (which replace a header of the
+/// same name, compared case-insensitively). `content-type` is the HTTP client's.
+pub fn anthropic_headers(model: &Model, context: &Context, api_key: &str) -> Vec<(String, String)> {
+    let mut headers: Vec<(String, String)> = vec![
+        ("x-api-key".into(), api_key.into()),
+        ("anthropic-version".into(), ANTHROPIC_VERSION.into()),
+    ];
+    let betas = beta_features(model, context);
+    if !betas.is_empty() {
+        headers.push(("anthropic-beta".into(), betas.join(",")));
+    }
+    if let Some(Value::Object(extra)) = &model.headers {
+        for (name, value) in extra {
+            let value = match value {
+                Value::String(text) => text.clone(),
+                Value::Null => continue,
+                other => other.to_string(),
+            };
+            headers.retain(|(existing, _)| !existing.eq_ignore_ascii_case(name));
+            headers.push((name.clone(), value));
+        }
+    }
+    headers
+}

@@ -1,0 +1,81 @@
+//! Thinking levels a model supports, and clamping a requested level to them (pi-ai
+//! `getSupportedThinkingLevels` / `clampThinkingLevel`).
+
+use rho_ai::ThinkingLevel;
+
+use crate::catalog::ModelEntry;
+
+/// Every level, lowest first; clamping walks this order.
+pub const ALL_THINKING_LEVELS: [ThinkingLevel; 6] = [
+    ThinkingLevel::Off,
+    ThinkingLevel::Minimal,
+    ThinkingLevel::Low,
+    ThinkingLevel::Medium,
+    ThinkingLevel::High,
+    ThinkingLevel::Xhigh,
+];
+
+/// The level used when neither the command line, the session nor the settings choose one.
+pub const DEFAULT_THINKING_LEVEL: ThinkingLevel = ThinkingLevel::Medium;
+
+/// Parses a level name exactly as Pi spells it (`off`, `minimal`, `low`, `medium`, `high`,
+/// `xhigh`); anything else, including other capitalisations, is `None`.
+pub fn parse_thinking_level(text: &str) -> Option<ThinkingLevel> {
+    ALL_THINKING_LEVELS
+        .into_iter()
+        .find(|level| thinking_level_name(*level) == text)
+}
+
+/// The level's name as written in flags, settings and `thinkingLevelMap`.
+pub fn thinking_level_name(level: ThinkingLevel) -> &'static str {
+    match level {
+        ThinkingLevel::Off => "off",
+        ThinkingLevel::Minimal => "minimal",
+        ThinkingLevel::Low => "low",
+        ThinkingLevel::Medium => "medium",
+        ThinkingLevel::High => "high",
+        ThinkingLevel::Xhigh => "xhigh",
+    }
+}
+
+/// The levels a model accepts, lowest first: only `off` for a non-reasoning model; otherwise
+/// `off` … `high` minus those its `thinkingLevelMap` maps to `null`, plus `xhigh` only when the
+/// map gives `xhigh` a value.
+pub fn supported_thinking_levels(entry: &ModelEntry) -> Vec<ThinkingLevel> {
+    if !entry.model.reasoning {
+        return vec![ThinkingLevel::Off];
+    }
+    let map = entry.thinking_level_map.as_ref();
+    ALL_THINKING_LEVELS
+        .into_iter()
+        .filter(|level| {
+            let mapped = map.and_then(|map| map.get(*level));
+            match (level, mapped) {
+                (_, Some(None)) => false,
+                (ThinkingLevel::Xhigh, mapped) => mapped.is_some(),
+                _ => true,
+            }
+        })
+        .collect()
+}
+
+/// The requested level if the model supports it, else the next higher supported level, else the
+/// next lower one, else the first supported (`off` when there is none).
+pub fn clamp_thinking_level(entry: &ModelEntry, level: ThinkingLevel) -> ThinkingLevel {
+    let supported = supported_thinking_levels(entry);
+    if supported.contains(&level) {
+        return level;
+    }
+    let requested = ALL_THINKING_LEVELS
+        .iter()
+        .position(|candidate| *candidate == level)
+        .unwrap_or(0);
+    let higher = ALL_THINKING_LEVELS[requested..].iter();
+    let lower = ALL_THINKING_LEVELS[..requested].iter().rev();
+    higher
+        .chain(lower)
+        .find(|candidate| supported.contains(candidate))
+        .copied()
+        .or_else(|| supported.first().copied())
+        .unwrap_or(ThinkingLevel::Off)
+}

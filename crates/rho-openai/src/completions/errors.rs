@@ -1,0 +1,242 @@
+//! Classifying Chat Completions errors by the provider's own `code` / `type` / status fields:
+//! HTTP error bodies and in-stream error objects (Groq's `event: error`, OpenRouter's `error`
+//! inside a chunk) share one shape, `{"error": {message, type?, code?, metadata?}}`.
+
+use rho_ai::{ErrorKind, StopReason};
+use rho_http::Failure;
+use serde_json::Value;
+
+/// The kind named by the error's `code` or `type`, or by a numeric `code` / `status_code`
+/// (OpenRouter and Groq put HTTP statuses there); `None` when they name nothing known.
+fn kind_from_fields(error: &Value) -> Option<ErrorKind> {
+    for key in ["code", "type"] {
+        let kind = match error.get(key).and_then(Value::as_str) {
+            Some("context_length_exceeded" | "model_context_window_exceeded") => {
+                ErrorKind::ContextOverflow
+            }
+            Some("insufficient_quota") => ErrorKind::QuotaExceeded,
+            Some("rate_limit_exceeded" | "rate_limit_error") => ErrorKind::RateLimited,
+            Some("overloaded_error" | "overloaded") => ErrorKind::Overloaded,
+            Some("server_error" | "internal_server_error" | "service_unavailable") => {
+                ErrorKind::Server
+            }
+            _ => continue,
+        };
+        return Some(kind);
+    }
+    for key in ["code", "status_code", "status"] {
+        let Some(status) = error.get(key).and_then(Value::as_u64) else {
+            continue;
+        };
+        let kind = match status {
+            402 => ErrorKind::QuotaExceeded,
+            413 => ErrorKind::ContextOverflow,
+            429 => ErrorKind::RateLimited,
+            529 => ErrorKind::Overloaded,
+            500..=599 => ErrorKind::Server,
+            _ => continue,
+        };
+        return Some(kind);
+    }
+    None
+}
+
+/// The kind of an error object that arrived inside a successful (HTTP 200) stream.
+pub fn in_stream_error_kind(error: &Value) -> ErrorKind {
+    kind_from_fields(error).unwrap_or(ErrorKind::Provider)
+}
+
+/// The `errorMessage` for an error object: its `message` (OpenAI SDK wording), or the whole
+/// object as JSON; OpenRouter's upstream detail `metadata.raw` follows on a new line.
+pub fn error_message(error: &Value) -> String {
+    let mut message = match error.get("message") {
+        Some(Value::String(text)) => text.clone(),
+        Some(other) if !other.is_null() => other.to_string(),
+        _ => error.to_string(),
+    };
+    match error.pointer("/metadata/raw") {
+        Some(Value::String(raw)) => {
+            message.push('\n');
+            message.push_str(raw);
+        }
+        Some(raw) if !raw.is_null() => {
+            message.push('\n');
+            message.push_str(&raw.to_string());
+        }
+        _ => {}
+    }
+    message
+}
+
+/// The `errorMessage` of an HTTP error response, worded as the OpenAI SDK words it:
+/// `"<status> <error.message>"` (the error object as JSON when it has no message), the raw text
+/// for a non-JSON body, `"<status> status code (no body)"` when there is nothing to say; then
+/// OpenRouter's `metadata.raw` on a new line.
+pub fn http_error_message(status: u16, body: &str) -> String {
+    let text = body.trim();
+    let detail = match serde_json::from_str::<Value>(text) {
+        Ok(json) => json
+            .get("error")
+            .filter(|e| !e.is_null())
+            .map(error_message),
+        Err(_) => Some(text.to_owned()).filter(|t| !t.is_empty()),
+    };
+    match detail {
+        Some(detail) => format!("{status} {detail}"),
+        None => format!("{status} status code (no body)"),
+    }
+}
+
+/// Classifies an HTTP error response: the status decides, refined by the body's error
+/// `code`/`type` (a 400 that is really a context overflow, a 429 that is really an empty
+/// account). A body that is not JSON leaves the status's kind.
+pub fn classify_http_error(status: u16, body: &str) -> ErrorKind {
+    let by_status = match status {
+        402 => ErrorKind::QuotaExceeded,
+        _ => ErrorKind::from_status(status),
+    };
+    let Ok(body) = serde_json::from_str::<Value>(body) else {
+        return by_status;
+    };
+    // Some gateways wrap the error object in an array.
+    let body = match body {
+        Value::Array(mut items) if !items.is_empty() => items.swap_remove(0),
+        other => other,
+    };
+    let error = body.get("error").unwrap_or(&body);
+    let refined =
+        ["code", "type"]
+            .iter()
+            .find_map(|key| match error.get(key).and_then(Value::as_str)? {
+                "context_length_exceeded" | "model_context_window_exceeded" => {
+                    Some(ErrorKind::ContextOverflow)
+                }
+                "insufficient_quota" => Some(ErrorKind::QuotaExceeded),
+                "rate_limit_exceeded" => Some(ErrorKind::RateLimited),
+                _ => None,
+            });
+    refined.unwrap_or(by_status)
+}
+
+/// Pi's finish-reason mapping; an error reason carries its message and kind.
+pub fn map_finish_reason(reason: Option<&str>) -> Result<StopReason, Failure> {
+    match reason {
+        None | Some("stop" | "end") => Ok(StopReason::Stop),
+        Some("length") => Ok(StopReason::Length),
+        Some("tool_calls" | "function_call") => Ok(StopReason::ToolUse),
+        Some(other) => {
+            let kind = match other {
+                "content_filter" => ErrorKind::Refused,
+                "network_error" => ErrorKind::Server,
+                _ => ErrorKind::Provider,
+            };
+            Err(Failure::new(
+                kind,
+                format!("Provider finish_reason: {other}"),
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn http_status_is_refined_by_the_body_code() {
+        let overflow = r#"{"error":{"message":"This model's maximum context length is 128000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}"#;
+        let quota = r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#;
+        let kinds = [
+            classify_http_error(400, overflow),
+            classify_http_error(429, quota),
+            classify_http_error(429, "{}"),
+            classify_http_error(400, "not json"),
+            classify_http_error(401, r#"{"error":{"code":"invalid_api_key"}}"#),
+            classify_http_error(503, ""),
+            classify_http_error(
+                402,
+                r#"{"error":{"code":402,"message":"Insufficient credits"}}"#,
+            ),
+        ];
+        assert_eq!(
+            kinds,
+            [
+                ErrorKind::ContextOverflow,
+                ErrorKind::QuotaExceeded,
+                ErrorKind::RateLimited,
+                ErrorKind::InvalidRequest,
+                ErrorKind::Auth,
+                ErrorKind::Server,
+                ErrorKind::QuotaExceeded,
+            ]
+        );
+    }
+
+    #[test]
+    fn in_stream_errors_are_classified_by_code_type_or_numeric_code() {
+        let kinds: Vec<ErrorKind> = [
+            json!({"code": "rate_limit_exceeded", "message": "slow down"}),
+            json!({"code": 429, "message": "Rate limit"}),
+            json!({"code": "context_length_exceeded"}),
+            json!({"type": "insufficient_quota"}),
+            json!({"code": 502, "message": "upstream"}),
+            json!({"type": "server_error"}),
+            json!({"code": "tool_use_failed", "type": "invalid_request_error", "status_code": 400}),
+            json!({"code": 400, "message": "Token limit reached"}),
+        ]
+        .iter()
+        .map(in_stream_error_kind)
+        .collect();
+        assert_eq!(
+            kinds,
+            [
+                ErrorKind::RateLimited,
+                ErrorKind::RateLimited,
+                ErrorKind::ContextOverflow,
+                ErrorKind::QuotaExceeded,
+                ErrorKind::Server,
+                ErrorKind::Server,
+                ErrorKind::Provider,
+                ErrorKind::Provider,
+            ]
+        );
+    }
+
+    #[test]
+    fn http_error_text_is_status_and_the_error_message_as_the_openai_sdk_words_it() {
+        let texts = [
+            http_error_message(
+                429,
+                r#"{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}"#,
+            ),
+            http_error_message(
+                400,
+                r#"{"error":{"code":400,"message":"Provider returned error","metadata":{"raw":"bad"}}}"#,
+            ),
+            http_error_message(500, r#"{"detail":"nope"}"#),
+            http_error_message(502, "<html>bad gateway</html>\n"),
+            http_error_message(503, ""),
+        ];
+        assert_eq!(
+            texts,
+            [
+                "429 Rate limit reached",
+                "400 Provider returned error\nbad",
+                "500 status code (no body)",
+                "502 <html>bad gateway</html>",
+                "503 status code (no body)",
+            ]
+        );
+    }
+
+    #[test]
+    fn openrouter_raw_metadata_follows_the_message_on_a_new_line() {
+        let error = json!({"code": 400, "message": "Provider returned error", "metadata": {"raw": "upstream said no", "provider_name": "X"}});
+        assert_eq!(
+            error_message(&error),
+            "Provider returned error\nupstream said no"
+        );
+        assert_eq!(error_message(&json!({"code": 1})), r#"{"code":1}"#);
+    }
+}

@@ -1,0 +1,131 @@
+//! [`CompletionsProvider`]: one model call = one streaming POST to `/chat/completions` through
+//! the shared HTTP driver, folded by [`CompletionsFolder`]. No retries here: a retry is always
+//! the session's, visible as an event.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use rho_ai::{
+    AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context, ErrorInfo,
+    ErrorKind, Model, Provider, StopReason, StreamOptions, channel,
+};
+use rho_http::{HttpClient, PostRequest, SseFolder, run_sse_stream};
+
+use super::request::{completions_url, request_headers, to_completions_request};
+use super::stream::CompletionsFolder;
+
+/// The `openai-completions` provider.
+#[derive(Clone, Debug)]
+pub struct CompletionsProvider {
+    client: HttpClient,
+    idle_timeout: Duration,
+}
+
+impl CompletionsProvider {
+    /// A provider sending through `client`; a call fails with `IdleTimeout` when the server sends
+    /// nothing for `idle_timeout`.
+    pub fn new(client: HttpClient, idle_timeout: Duration) -> Self {
+        CompletionsProvider {
+            client,
+            idle_timeout,
+        }
+    }
+}
+
+/// Whether `base_url` points at this machine (`localhost`, `127.0.0.0/8`, `::1`): local servers
+/// (llama.cpp, Ollama, LM Studio, vLLM) need no API key.
+pub fn is_loopback_url(base_url: &str) -> bool {
+    let rest = base_url
+        .split_once("://")
+        .map_or(base_url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let host = if let Some(bracketed) = host_port.strip_prefix('[') {
+        bracketed.split(']').next().unwrap_or("")
+    } else {
+        host_port.split(':').next().unwrap_or("")
+    };
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// A stream that ends at once with an error of `kind` and empty content: nothing was sent.
+fn failed_before_request(
+    mut message: AssistantMessage,
+    kind: ErrorKind,
+    text: String,
+) -> AssistantMessageEventStream {
+    let (mut sender, stream) = channel(message.clone());
+    message.stop_reason = StopReason::Error;
+    message.error_message = Some(text);
+    message.error_info = Some(ErrorInfo::new(kind));
+    sender.push(AssistantMessageEvent::Error {
+        reason: StopReason::Error,
+        error: message,
+    });
+    stream
+}
+
+impl Provider for CompletionsProvider {
+    fn stream(
+        &self,
+        model: &Model,
+        context: Context,
+        options: StreamOptions,
+    ) -> AssistantMessageEventStream {
+        let folder = CompletionsFolder::new(model);
+        let template = folder.partial();
+        let api_key = options.api_key.as_deref().filter(|k| !k.trim().is_empty());
+        if api_key.is_none() && !is_loopback_url(&model.base_url) {
+            let text = format!("No API key for provider: {}", model.provider);
+            return failed_before_request(template, ErrorKind::Auth, text);
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            let text = "The OpenAI Chat Completions provider needs a Tokio runtime".to_owned();
+            return failed_before_request(template, ErrorKind::Provider, text);
+        };
+        let body = to_completions_request(model, &context, &options);
+        let request = PostRequest {
+            url: completions_url(model),
+            headers: request_headers(model, api_key),
+            body: body.to_string().into_bytes(),
+        };
+        let (sender, stream) = channel(template);
+        let client = self.client.clone();
+        let idle_timeout = self.idle_timeout;
+        let cancel = options.cancel.clone();
+        runtime.spawn(async move {
+            run_sse_stream(&client, request, folder, sender, cancel, idle_timeout).await;
+        });
+        stream
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_urls_are_recognised_and_others_are_not() {
+        let urls = [
+            "http://localhost:11434/v1",
+            "http://127.0.0.1:8080",
+            "http://[::1]:1234/v1",
+            "http://user:pw@LOCALHOST/v1",
+            "http://api.localhost/v1",
+            "https://api.openai.com/v1",
+            "http://192.168.1.10:8000/v1",
+            "http://localhost.example.com/v1",
+            "not a url",
+        ];
+        let loopback: Vec<bool> = urls.iter().map(|u| is_loopback_url(u)).collect();
+        assert_eq!(
+            loopback,
+            [true, true, true, true, true, false, false, false, false]
+        );
+    }
+}

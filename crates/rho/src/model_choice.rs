@@ -1,0 +1,142 @@
+//! Which model answers, through which provider, with which key (pi-reference §7.3, §8.9).
+
+use std::sync::Arc;
+
+use anyhow::{Context as _, bail};
+use rho_ai::faux::{FauxProvider, FauxScript};
+use rho_ai::{Model, Provider, ThinkingLevel};
+use rho_host::providers::{DEFAULT_IDLE_TIMEOUT, Providers, SUPPORTED_APIS};
+use rho_models::{
+    AuthStore, ModelEntry, ModelRegistry, ProcessEnvironment, clamp_thinking_level,
+    no_models_available_message, parse_thinking_level, rho_home,
+};
+use serde_json::{Map, Value};
+
+use crate::cli::Cli;
+
+/// The resolved model and everything a run needs to call it.
+pub struct ModelChoice {
+    /// Serves the model.
+    pub provider: Arc<dyn Provider>,
+    /// The model, with the provider's extra headers merged into `headers`.
+    pub model: Model,
+    /// The key, if the provider has one.
+    pub api_key: Option<String>,
+    /// The clamped thinking level.
+    pub thinking: ThinkingLevel,
+}
+
+/// The models and keys of `RHO_HOME`; problems with its files are warnings, not failures (as in Pi).
+pub fn load_registry() -> (ModelRegistry, AuthStore) {
+    let env = Arc::new(ProcessEnvironment);
+    let Some(home) = rho_home(env.as_ref()) else {
+        return (ModelRegistry::builtin(), AuthStore::empty(env));
+    };
+    let (registry, problems) = ModelRegistry::load(&home);
+    for problem in problems {
+        eprintln!("Warning: {problem}");
+    }
+    let (auth, problem) = AuthStore::load(&home, env);
+    if let Some(problem) = problem {
+        eprintln!("Warning: {problem}");
+    }
+    (registry, auth)
+}
+
+/// The faux model of `--faux-script`.
+pub fn faux(script: &FauxScript) -> ModelChoice {
+    let provider = FauxProvider::from_script(script);
+    ModelChoice {
+        model: provider.model(),
+        provider: Arc::new(provider),
+        api_key: None,
+        thinking: ThinkingLevel::Off,
+    }
+}
+
+/// Resolves `--provider`, `--model`, `--api-key` and `--thinking`, or the default model.
+pub fn choose(
+    cli: &Cli,
+    registry: &ModelRegistry,
+    mut auth: AuthStore,
+) -> anyhow::Result<ModelChoice> {
+    let (entry, suffix_level) = match (cli.provider.as_deref(), cli.model.as_deref()) {
+        (provider, Some(pattern)) if !pattern.is_empty() => {
+            let resolved = registry.resolve_cli_model(provider, pattern)?;
+            if let Some(warning) = resolved.warning {
+                eprintln!("Warning: {warning}");
+            }
+            (resolved.model, resolved.thinking_level)
+        }
+        (Some(provider), _) => {
+            let id = rho_models::providers::default_model_id(provider).unwrap_or("");
+            let resolved = registry.resolve_cli_model(Some(provider), id)?;
+            (resolved.model, resolved.thinking_level)
+        }
+        (None, _) => match registry.default_model(&auth, None, None) {
+            Some(entry) => (entry.clone(), None),
+            None => bail!("{}", no_models_available_message().replace('\n', " ")),
+        },
+    };
+    let provider_name = entry.model.provider.clone();
+    if let Some(key) = &cli.api_key {
+        auth.set_runtime_api_key(provider_name.clone(), rho_models::ApiKey::new(key.clone()));
+    }
+    let Some(provider) = Providers::new(DEFAULT_IDLE_TIMEOUT).for_api(&entry.model.api) else {
+        bail!(
+            "model {}/{} uses the {} API, which this version of rho does not speak (it speaks {})",
+            provider_name,
+            entry.model.id,
+            entry.model.api,
+            SUPPORTED_APIS.join(", ")
+        );
+    };
+    if !registry.is_available(&entry, &auth) {
+        let vars = rho_models::providers::api_key_env_vars(&provider_name);
+        let hint = if vars.is_empty() {
+            "pass --api-key or add it to auth.json".to_owned()
+        } else {
+            format!("set {} or pass --api-key", vars.join(" or "))
+        };
+        bail!("No API key found for {provider_name}: {hint}");
+    }
+    let request = registry
+        .request_auth(&entry, &auth)
+        .with_context(|| format!("cannot resolve the API key of provider {provider_name}"))?;
+    let thinking = thinking_level(cli, &entry, suffix_level);
+    let mut model = entry.model.clone();
+    if !request.headers.is_empty() {
+        let mut headers = match model.headers.take() {
+            Some(Value::Object(headers)) => headers,
+            _ => Map::new(),
+        };
+        for (name, value) in request.headers {
+            headers.insert(name, Value::String(value));
+        }
+        model.headers = Some(Value::Object(headers));
+    }
+    Ok(ModelChoice {
+        provider,
+        model,
+        api_key: request.api_key.map(|key| key.expose().to_owned()),
+        thinking,
+    })
+}
+
+/// `--thinking` > the `:level` suffix > medium, clamped to what the model supports. An invalid
+/// `--thinking` value is a warning and is ignored, as in Pi.
+fn thinking_level(cli: &Cli, entry: &ModelEntry, suffix: Option<ThinkingLevel>) -> ThinkingLevel {
+    let flag = cli.thinking.as_deref().and_then(|text| {
+        let level = parse_thinking_level(text);
+        if level.is_none() {
+            eprintln!(
+                "Warning: invalid thinking level \"{text}\" (use off, minimal, low, medium, high or xhigh); ignored"
+            );
+        }
+        level
+    });
+    let level = flag
+        .or(suffix)
+        .unwrap_or(rho_models::DEFAULT_THINKING_LEVEL);
+    clamp_thinking_level(entry, level)
+}
