@@ -20,8 +20,8 @@ pub use content::{ContentBlock, ImageContent, TextContent, ThinkingContent, Tool
 pub use error::{ErrorInfo, ErrorKind};
 pub use event::AssistantMessageEvent;
 pub use message::{
-    AssistantMessage, Cost, Message, StopReason, ToolResultMessage, Usage, UserContent,
-    UserMessage, now_ms,
+    AssistantMessage, Cost, Message, ProviderBlock, StopReason, ToolResultMessage, Usage,
+    UserContent, UserMessage, now_ms,
 };
 pub use model::{Context, Model, ModelCost, ThinkingLevel, ToolSpec};
 pub use provider::{Provider, StreamOptions};

@@ -175,6 +175,18 @@ impl Usage {
     }
 }
 
+/// rho: a content block only its provider understands (Anthropic's server-side tool use and
+/// results, for example), kept so the conversation can be replayed to the same model. It never
+/// becomes a tool call rho would run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderBlock {
+    /// Index in `content` before which the block stood (`content.len()` = after the last).
+    pub position: usize,
+    /// The block as the provider sent it.
+    pub block: Value,
+}
+
 /// A model response (pi-reference §1.3).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -196,6 +208,9 @@ pub struct AssistantMessage {
     /// Provider diagnostics, kept opaque.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnostics: Option<Value>,
+    /// rho: provider-only blocks, for replay to the same model (additive; Pi clients ignore it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub provider_blocks: Vec<ProviderBlock>,
     /// Token usage and cost.
     #[serde(default)]
     pub usage: Usage,
@@ -224,6 +239,7 @@ impl AssistantMessage {
             response_model: None,
             response_id: None,
             diagnostics: None,
+            provider_blocks: Vec::new(),
             usage: Usage::default(),
             stop_reason: StopReason::Stop,
             error_message: None,

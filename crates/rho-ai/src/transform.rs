@@ -112,11 +112,18 @@ fn transform_assistant(
             _ => content.push(block.clone()),
         }
     }
-    if content == assistant.content {
+    // Provider-only blocks mean nothing to another model.
+    let keep_provider_blocks = same || assistant.provider_blocks.is_empty();
+    if content == assistant.content && keep_provider_blocks {
         return Message::Assistant(assistant.clone());
     }
     Message::Assistant(Arc::new(AssistantMessage {
         content,
+        provider_blocks: if same {
+            assistant.provider_blocks.clone()
+        } else {
+            Vec::new()
+        },
         ..(**assistant).clone()
     }))
 }

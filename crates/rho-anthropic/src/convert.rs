@@ -153,10 +153,10 @@ fn convert_user(user: &UserMessage) -> Option<Value> {
 
 /// An assistant message; `None` when every block was dropped.
 fn convert_assistant(assistant: &AssistantMessage) -> Option<Value> {
-    let content: Vec<Value> = assistant
+    let converted: Vec<Option<Value>> = assistant
         .content
         .iter()
-        .filter_map(|block| match block {
+        .map(|block| match block {
             ContentBlock::Text(t) if !is_blank(&t.text) => {
                 Some(json!({"type": "text", "text": t.text}))
             }
@@ -178,6 +178,22 @@ fn convert_assistant(assistant: &AssistantMessage) -> Option<Value> {
             _ => None,
         })
         .collect();
+    // Server-side tool blocks go back where they stood (transform_messages keeps them only for
+    // the model that wrote them).
+    let mut content = Vec::with_capacity(converted.len() + assistant.provider_blocks.len());
+    for (position, block) in converted.into_iter().enumerate() {
+        let before = assistant
+            .provider_blocks
+            .iter()
+            .filter(|p| p.position == position);
+        content.extend(before.map(|p| p.block.clone()));
+        content.extend(block);
+    }
+    let trailing = assistant
+        .provider_blocks
+        .iter()
+        .filter(|p| p.position >= assistant.content.len());
+    content.extend(trailing.map(|p| p.block.clone()));
     (!content.is_empty()).then(|| json!({"role": "assistant", "content": content}))
 }
 

@@ -15,8 +15,13 @@ use super::{AnthropicFolder, REDACTED_THINKING, malformed};
 pub(super) enum Slot {
     /// A block of `message.content` at this position; `json` is the raw tool-argument text.
     Content { position: usize, json: String },
-    /// A server-side tool block, kept opaque; `json` is its streamed `input`.
-    Server { block: Value, json: String },
+    /// A server-side tool block, kept opaque; `json` is its streamed `input`; it stood before
+    /// `message.content[position]`.
+    Server {
+        block: Value,
+        json: String,
+        position: usize,
+    },
 }
 
 impl AnthropicFolder {
@@ -83,6 +88,7 @@ impl AnthropicFolder {
                 let slot = Slot::Server {
                     block: block.clone(),
                     json: String::new(),
+                    position: self.message.content.len(),
                 };
                 self.open.push((index, slot));
                 return Ok(());
@@ -221,12 +227,20 @@ impl AnthropicFolder {
         };
         let (_, slot) = self.open.remove(at);
         match slot {
-            Slot::Server { mut block, json } => {
+            Slot::Server {
+                mut block,
+                json,
+                position,
+            } => {
                 if !json.trim().is_empty()
                     && let Value::Object(fields) = &mut block
                 {
                     fields.insert("input".into(), Value::Object(parse_streaming_json(&json)));
                 }
+                self.message.provider_blocks.push(rho_ai::ProviderBlock {
+                    position,
+                    block: block.clone(),
+                });
                 self.server_blocks.push(block);
             }
             Slot::Content { position, json } => self.end_content_block(position, &json, out),
