@@ -1,7 +1,15 @@
 //! The coding tools the host offers the model (pi-reference §6), created per session with its `cwd`.
 
+pub mod bash;
+pub mod edit;
+pub mod find;
+pub mod grep;
+pub mod image;
+pub mod ls;
+pub mod mutation_queue;
 pub mod path;
 pub mod read;
 pub mod truncate;
+pub mod write;
 
 pub use read::ReadTool;
