@@ -4,6 +4,7 @@
 pub mod providers;
 pub mod session;
 pub mod tools;
+pub mod toolset;
 
 pub use session::{
     AgentSession, SessionError, SessionEvent, SessionNotice, Settled, SettledReason,

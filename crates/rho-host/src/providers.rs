@@ -5,14 +5,20 @@ use std::time::Duration;
 
 use rho_ai::Provider;
 use rho_anthropic::AnthropicProvider;
+use rho_google::GoogleProvider;
 use rho_http::HttpClient;
-use rho_openai::CompletionsProvider;
+use rho_openai::{CompletionsProvider, ResponsesProvider};
 
 /// How long a response may stay silent before the call fails as an idle timeout.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The wire APIs this build can speak.
-pub const SUPPORTED_APIS: &[&str] = &["anthropic-messages", "openai-completions"];
+pub const SUPPORTED_APIS: &[&str] = &[
+    "anthropic-messages",
+    "openai-completions",
+    "openai-responses",
+    "google-generative-ai",
+];
 
 /// Builds providers that share one HTTP client (one connection pool per process).
 #[derive(Clone)]
@@ -38,6 +44,14 @@ impl Providers {
                 self.idle_timeout,
             ))),
             "openai-completions" => Some(Arc::new(CompletionsProvider::new(
+                self.client.clone(),
+                self.idle_timeout,
+            ))),
+            "openai-responses" => Some(Arc::new(ResponsesProvider::new(
+                self.client.clone(),
+                self.idle_timeout,
+            ))),
+            "google-generative-ai" => Some(Arc::new(GoogleProvider::new(
                 self.client.clone(),
                 self.idle_timeout,
             ))),

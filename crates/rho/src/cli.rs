@@ -43,6 +43,13 @@ pub struct Cli {
     /// List the models that have a key configured (optionally matching SEARCH), then exit.
     #[arg(long = "list-models", value_name = "SEARCH", num_args = 0..=1)]
     pub list_models: Option<Option<String>>,
+    /// Tools to enable, comma-separated (read, bash, edit, write, grep, find, ls); unknown names
+    /// are ignored. Default: read, bash, edit, write.
+    #[arg(short = 't', long, value_delimiter = ',', value_name = "NAMES")]
+    pub tools: Option<Vec<String>>,
+    /// No tools at all.
+    #[arg(long)]
+    pub no_tools: bool,
     /// Keep the session in memory only.
     #[arg(long)]
     pub no_session: bool,

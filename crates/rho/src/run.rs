@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use anyhow::{Context as _, bail};
-use rho_agent::{Agent, AgentOptions, AgentTool};
+use rho_agent::{Agent, AgentOptions};
 use rho_ai::faux::FauxScript;
-use rho_host::tools::ReadTool;
+use rho_host::toolset::{DEFAULT_TOOLS, create_tools};
 use rho_host::{AgentSession, SettledReason};
 
 use crate::cli::{Cli, Mode};
@@ -62,7 +62,15 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
 
     let session_id = uuid::Uuid::now_v7().to_string();
-    let tools: Vec<Arc<dyn AgentTool>> = vec![Arc::new(ReadTool::new(cwd.clone()))];
+    let tools = if cli.no_tools {
+        Vec::new()
+    } else {
+        let names: Vec<&str> = match &cli.tools {
+            Some(names) => names.iter().map(|name| name.trim()).collect(),
+            None => DEFAULT_TOOLS.to_vec(),
+        };
+        create_tools(&cwd, &names)
+    };
     let mut options = AgentOptions::new(choice.provider, choice.model);
     options.tools = tools;
     options.api_key = choice.api_key;

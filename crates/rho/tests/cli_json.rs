@@ -288,7 +288,7 @@ fn a_failing_tool_call_is_a_result_and_the_run_still_completes() {
     let script = dir.path().join("script.json");
     let turns = json!({"turns": [
         [{"type": "tool_call", "name": "read", "arguments": {"path": "nope.txt"}},
-         {"type": "tool_call", "name": "write", "arguments": {"path": "x"}},
+         {"type": "tool_call", "name": "delete_everything", "arguments": {"path": "x"}},
          {"type": "tool_call", "name": "read", "arguments": "{\"path\": [1"}],
         [{"type": "text", "text": "Could not read it."}]
     ]});
@@ -313,7 +313,7 @@ fn a_failing_tool_call_is_a_result_and_the_run_still_completes() {
         results[0]["durationMs"].is_u64(),
         "read executed and failed"
     );
-    assert_eq!(results[1]["content"][0]["text"], "Tool write not found");
+    assert_eq!(results[1]["content"][0]["text"], "Tool delete_everything not found");
     assert!(results[1].get("durationMs").is_none());
     let invalid = results[2]["content"][0]["text"].as_str().unwrap();
     assert!(
@@ -321,4 +321,48 @@ fn a_failing_tool_call_is_a_result_and_the_run_still_completes() {
         "{invalid}"
     );
     assert_eq!(lines.last().unwrap()["reason"], "completed");
+}
+
+#[test]
+fn the_default_tools_are_read_bash_edit_write_and_tools_selects_among_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("script.json");
+    let turns = json!({"turns": [
+        [{"type": "tool_call", "name": "bash", "arguments": {"command": "echo hi > out.txt; cat out.txt"}},
+         {"type": "tool_call", "name": "ls", "arguments": {}}],
+        [{"type": "text", "text": "done"}]
+    ]});
+    std::fs::write(&script, turns.to_string()).unwrap();
+    let texts = |extra: &[&str]| -> Vec<String> {
+        let output = rho()
+            .current_dir(dir.path())
+            .args(["--mode", "json", "--faux-script"])
+            .arg(&script)
+            .args(extra)
+            .arg("go")
+            .output()
+            .unwrap();
+        json_lines(&output)
+            .iter()
+            .filter(|l| l["type"] == "message_end" && l["message"]["role"] == "toolResult")
+            .map(|l| {
+                l["message"]["content"][0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(texts(&[]), ["hi\n", "Tool ls not found"]);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.txt")).unwrap(),
+        "hi\n"
+    );
+    let only_ls = texts(&["--tools", "ls,nonsense"]);
+    assert_eq!(only_ls[0], "Tool bash not found");
+    assert!(only_ls[1].contains("out.txt"), "{only_ls:?}");
+    assert_eq!(
+        texts(&["--no-tools"]),
+        ["Tool bash not found", "Tool ls not found"]
+    );
 }

@@ -12,4 +12,11 @@ pub mod read;
 pub mod truncate;
 pub mod write;
 
+pub use bash::BashTool;
+pub use edit::EditTool;
+pub use find::FindTool;
+pub use grep::GrepTool;
+pub use ls::LsTool;
+pub use mutation_queue::MutationQueue;
 pub use read::ReadTool;
+pub use write::WriteTool;

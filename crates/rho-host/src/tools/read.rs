@@ -1,8 +1,5 @@
-//! The `read` tool (pi-reference §6.1): a file's text, truncated with continuation notices.
-//!
-//! Known gap (coding-tools issue): Pi detects images (jpeg/png/gif/webp) by their magic bytes and
-//! returns them as image attachments. Only text is supported here for now, so an image file is
-//! read like any other file and decoded as (lossy) UTF-8 text.
+//! The `read` tool (pi-reference §6.1): a file's text, truncated with continuation notices, or
+//! an image (JPEG/PNG/GIF/WebP, told by its magic bytes) as an attachment (see [`super::image`]).
 
 use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
@@ -12,6 +9,7 @@ use rho_agent::{AgentTool, ToolError, ToolOutput, ToolUpdates};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::image::{ImageOptions, detect_image_mime, image_output};
 use super::path::resolve_read_path;
 use super::truncate::{
     DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncatedBy, Truncation, format_size, truncate_head,
@@ -30,6 +28,7 @@ const ABORTED: &str = "Operation aborted";
 pub struct ReadTool {
     cwd: PathBuf,
     schema: Value,
+    images: ImageOptions,
 }
 
 /// Validated arguments of one call.
@@ -66,7 +65,27 @@ impl ReadTool {
         ReadTool {
             cwd: cwd.into(),
             schema,
+            images: ImageOptions::default(),
         }
+    }
+
+    /// Sets Pi's `images.autoResize` (default on): fit images into 2000×2000 and 4.5 MiB of base64.
+    pub fn with_auto_resize_images(mut self, enabled: bool) -> Self {
+        self.images.auto_resize = enabled;
+        self
+    }
+
+    /// Tells the tool whether the current model takes image input (default yes); if not, an
+    /// image result says that the image will be omitted.
+    pub fn with_model_supports_images(mut self, supported: bool) -> Self {
+        self.images.model_supports_images = supported;
+        self
+    }
+
+    /// Overrides the base64 size an auto-resized image must stay below (default 4.5 MiB).
+    pub fn with_image_max_bytes(mut self, max_bytes: usize) -> Self {
+        self.images.limits.max_bytes = max_bytes;
+        self
     }
 
     /// The working directory relative paths are resolved against.
@@ -93,7 +112,14 @@ impl ReadTool {
             () = cancel.cancelled() => return Err(ToolError::new(ABORTED)),
             bytes = read_bytes(absolute) => bytes?,
         };
-        // Known gap: image files are not detected; see the module documentation.
+        if let Some(mime) = detect_image_mime(&bytes) {
+            // Resizing takes a while; an abort during it fails the call at once, as in Pi.
+            return tokio::select! {
+                biased;
+                () = cancel.cancelled() => Err(ToolError::new(ABORTED)),
+                output = image_output(bytes, mime, self.images) => output,
+            };
+        }
         let text = String::from_utf8_lossy(&bytes);
         render_text(&text, &args)
     }

@@ -1,0 +1,302 @@
+//! The output accumulator of one `bash` call (Pi's `OutputAccumulator`): streaming lossy UTF-8
+//! decoding, a bounded rolling tail for display, running totals, and the full raw output saved
+//! to a temp file once it grows past the limits.
+
+use std::path::PathBuf;
+
+use tokio::fs::File;
+use tokio::io::AsyncWriteExt;
+
+use crate::tools::truncate::{
+    DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncatedBy, Truncation, truncate_tail,
+};
+
+/// The UTF-8 byte order mark, dropped at the start of the output as `TextDecoder` does.
+const BOM: &str = "\u{feff}";
+
+/// What the output looks like at one moment.
+pub(super) struct Snapshot {
+    /// The tail-truncated text.
+    pub content: String,
+    /// The truncation, with totals over the whole output (not only the kept tail).
+    pub truncation: Truncation,
+    /// The temp file holding the whole raw output, once there is one.
+    pub full_output_path: Option<PathBuf>,
+}
+
+/// The raw output saved so far.
+enum Saved {
+    /// Still small: the raw chunks, written to a file only if the output outgrows the limits.
+    Memory(Vec<Vec<u8>>),
+    /// Past the limits: everything goes to this file.
+    File(PathBuf, File),
+}
+
+/// Accumulates a command's merged output with bounded memory.
+pub(super) struct OutputAccumulator {
+    max_lines: usize,
+    max_bytes: usize,
+    /// Bytes of the tail kept after a trim; the tail is trimmed when it reaches twice this.
+    max_rolling_bytes: usize,
+    temp_prefix: &'static str,
+    /// The bytes of an incomplete UTF-8 sequence at the end of the last chunk.
+    pending: Vec<u8>,
+    /// Whether nothing has been decoded yet (a leading BOM is still to be dropped).
+    at_start: bool,
+    tail: String,
+    tail_starts_at_line_boundary: bool,
+    total_raw_bytes: usize,
+    total_decoded_bytes: usize,
+    total_lines: usize,
+    current_line_bytes: usize,
+    saved: Saved,
+}
+
+impl OutputAccumulator {
+    /// An empty accumulator with the default limits; temp files are named `<prefix>-<hex>.log`.
+    pub fn new(temp_prefix: &'static str) -> Self {
+        OutputAccumulator {
+            max_lines: DEFAULT_MAX_LINES,
+            max_bytes: DEFAULT_MAX_BYTES,
+            max_rolling_bytes: (DEFAULT_MAX_BYTES * 2).max(1),
+            temp_prefix,
+            pending: Vec::new(),
+            at_start: true,
+            tail: String::new(),
+            tail_starts_at_line_boundary: true,
+            total_raw_bytes: 0,
+            total_decoded_bytes: 0,
+            total_lines: 1,
+            current_line_bytes: 0,
+            saved: Saved::Memory(Vec::new()),
+        }
+    }
+
+    /// Adds one chunk of raw output.
+    pub async fn append(&mut self, data: &[u8]) -> std::io::Result<()> {
+        self.total_raw_bytes += data.len();
+        let text = self.decode(data, false);
+        self.append_text(&text);
+        if matches!(self.saved, Saved::File(..)) || self.should_use_temp_file() {
+            self.ensure_temp_file().await?;
+        }
+        match &mut self.saved {
+            Saved::File(_, file) => file.write_all(data).await,
+            Saved::Memory(chunks) => {
+                if !data.is_empty() {
+                    chunks.push(data.to_vec());
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Ends the output: an incomplete trailing UTF-8 sequence becomes U+FFFD, and the temp file
+    /// is created if the output is past the limits.
+    pub async fn finish(&mut self) -> std::io::Result<()> {
+        let text = self.decode(&[], true);
+        self.append_text(&text);
+        if self.should_use_temp_file() {
+            self.ensure_temp_file().await?;
+        }
+        Ok(())
+    }
+
+    /// The current tail-truncated view; when `persist_if_truncated`, makes sure a truncated
+    /// output has its temp file.
+    pub async fn snapshot(&mut self, persist_if_truncated: bool) -> std::io::Result<Snapshot> {
+        let tail = truncate_tail(self.snapshot_text(), self.max_lines, self.max_bytes);
+        let truncated =
+            self.total_lines > self.max_lines || self.total_decoded_bytes > self.max_bytes;
+        // The kept tail may fit the limits even though the whole output did not.
+        let truncated_by = if !truncated {
+            None
+        } else if tail.truncated_by.is_some() {
+            tail.truncated_by
+        } else if self.total_decoded_bytes > self.max_bytes {
+            Some(TruncatedBy::Bytes)
+        } else {
+            Some(TruncatedBy::Lines)
+        };
+        let truncation = Truncation {
+            truncated,
+            truncated_by,
+            total_lines: self.total_lines,
+            total_bytes: self.total_decoded_bytes,
+            max_lines: self.max_lines,
+            max_bytes: self.max_bytes,
+            ..tail
+        };
+        if persist_if_truncated && truncated {
+            self.ensure_temp_file().await?;
+        }
+        Ok(Snapshot {
+            content: truncation.content.clone(),
+            truncation,
+            full_output_path: self.full_output_path(),
+        })
+    }
+
+    /// Flushes and closes the temp file, if any.
+    pub async fn close_temp_file(&mut self) -> std::io::Result<()> {
+        if let Saved::File(_, file) = &mut self.saved {
+            file.flush().await?;
+            file.sync_data().await?;
+        }
+        Ok(())
+    }
+
+    /// UTF-8 bytes of the last (unterminated) line of the decoded output.
+    pub fn last_line_bytes(&self) -> usize {
+        self.current_line_bytes
+    }
+
+    /// The temp file's path, once it exists.
+    pub fn full_output_path(&self) -> Option<PathBuf> {
+        match &self.saved {
+            Saved::File(path, _) => Some(path.clone()),
+            Saved::Memory(_) => None,
+        }
+    }
+
+    /// Decodes `data` after the pending bytes; each invalid sequence becomes one U+FFFD, an
+    /// incomplete one at the end waits for the next chunk unless `flush`.
+    fn decode(&mut self, data: &[u8], flush: bool) -> String {
+        self.pending.extend_from_slice(data);
+        let bytes = std::mem::take(&mut self.pending);
+        let mut text = String::with_capacity(bytes.len());
+        let mut rest = bytes.as_slice();
+        loop {
+            match std::str::from_utf8(rest) {
+                Ok(valid) => {
+                    text.push_str(valid);
+                    break;
+                }
+                Err(error) => {
+                    let (valid, after) = rest.split_at(error.valid_up_to());
+                    // `valid` is exactly the prefix `from_utf8` vouched for.
+                    text.push_str(&String::from_utf8_lossy(valid));
+                    match error.error_len() {
+                        Some(len) => {
+                            text.push(char::REPLACEMENT_CHARACTER);
+                            rest = &after[len..];
+                        }
+                        None if flush => {
+                            text.push(char::REPLACEMENT_CHARACTER);
+                            break;
+                        }
+                        None => {
+                            self.pending = after.to_vec();
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        if self.at_start && !text.is_empty() {
+            self.at_start = false;
+            if let Some(stripped) = text.strip_prefix(BOM) {
+                return stripped.to_owned();
+            }
+        }
+        text
+    }
+
+    /// Adds decoded text to the tail and the totals.
+    fn append_text(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.total_decoded_bytes += text.len();
+        self.tail.push_str(text);
+        if self.tail.len() > self.max_rolling_bytes * 2 {
+            self.trim_tail();
+        }
+        match text.rfind('\n') {
+            None => self.current_line_bytes += text.len(),
+            Some(last) => {
+                self.total_lines += text.bytes().filter(|&b| b == b'\n').count();
+                self.current_line_bytes = text.len() - last - 1;
+            }
+        }
+    }
+
+    /// Keeps the last `max_rolling_bytes` of the tail, starting on a character boundary.
+    fn trim_tail(&mut self) {
+        if self.tail.len() <= self.max_rolling_bytes {
+            return;
+        }
+        let mut start = self.tail.len() - self.max_rolling_bytes;
+        while !self.tail.is_char_boundary(start) {
+            start += 1;
+        }
+        if start > 0 {
+            self.tail_starts_at_line_boundary = self.tail.as_bytes()[start - 1] == b'\n';
+        }
+        self.tail.drain(..start);
+    }
+
+    /// The tail without a leading partial line (a trim may have cut one).
+    fn snapshot_text(&self) -> &str {
+        if self.tail_starts_at_line_boundary {
+            return &self.tail;
+        }
+        match self.tail.find('\n') {
+            Some(first) => &self.tail[first + 1..],
+            None => &self.tail,
+        }
+    }
+
+    fn should_use_temp_file(&self) -> bool {
+        self.total_raw_bytes > self.max_bytes
+            || self.total_decoded_bytes > self.max_bytes
+            || self.total_lines > self.max_lines
+    }
+
+    /// Creates the temp file (once) and writes the raw chunks kept so far into it.
+    async fn ensure_temp_file(&mut self) -> std::io::Result<()> {
+        let Saved::Memory(chunks) = &mut self.saved else {
+            return Ok(());
+        };
+        let chunks = std::mem::take(chunks);
+        let (path, mut file) = create_temp_file(self.temp_prefix).await?;
+        for chunk in &chunks {
+            file.write_all(chunk).await?;
+        }
+        self.saved = Saved::File(path, file);
+        Ok(())
+    }
+}
+
+/// Creates `<tmpdir>/<prefix>-<16 hex>.log`, never reusing an existing file.
+async fn create_temp_file(prefix: &str) -> std::io::Result<(PathBuf, File)> {
+    let mut attempt = 0u64;
+    loop {
+        let path = std::env::temp_dir().join(format!("{prefix}-{:016x}.log", random_u64(attempt)));
+        match tokio::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .await
+        {
+            Ok(file) => return Ok((path, file)),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => {
+                attempt += 1;
+            }
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+/// 64 unpredictable bits from the standard library's randomly keyed hasher (no RNG crate needed;
+/// uniqueness is what matters, and `create_new` guards against collisions).
+fn random_u64(salt: u64) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(salt);
+    hasher.write_u32(std::process::id());
+    if let Ok(elapsed) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        hasher.write_u128(elapsed.as_nanos());
+    }
+    hasher.finish()
+}

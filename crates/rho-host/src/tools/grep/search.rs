@@ -1,0 +1,313 @@
+//! The in-process search behind `grep`: ripgrep's own crates, configured as `rg --hidden` is.
+//!
+//! Files are walked in path order (what `rg --sort path` prints) by one thread and searched by a
+//! pool of workers; a collector puts results back into walk order and stops everything once the
+//! match limit is reached. So the output is deterministic — rg's own parallel order is not — and
+//! the first `limit` matches are always the same ones.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use ignore::WalkBuilder;
+use ignore::overrides::OverrideBuilder;
+use tokio_util::sync::CancellationToken;
+
+/// How often the collector looks at the cancellation token while waiting for results.
+const CANCEL_POLL: Duration = Duration::from_millis(20);
+
+/// Files queued ahead of the workers; bounds the memory a fast walk can use.
+const QUEUE_DEPTH: usize = 1024;
+
+/// What to search for and where.
+pub(crate) struct SearchRequest {
+    /// The resolved search path (a directory or a file).
+    pub root: PathBuf,
+    /// The directory `--glob` patterns are relative to (rg's working directory).
+    pub glob_root: PathBuf,
+    /// The pattern, a regex unless `literal`.
+    pub pattern: String,
+    /// `--ignore-case`.
+    pub ignore_case: bool,
+    /// `--fixed-strings`.
+    pub literal: bool,
+    /// `--glob <glob>`.
+    pub glob: Option<String>,
+    /// Stop after this many matching lines.
+    pub max_matches: usize,
+}
+
+/// One matching line.
+pub(crate) struct FoundLine {
+    /// The file, as the walk produced it (the search root joined with the relative path).
+    pub path: PathBuf,
+    /// 1-based line number.
+    pub line_number: u64,
+    /// The line with its terminator, `None` when it is not UTF-8 (rg then sends base64).
+    pub text: Option<String>,
+}
+
+/// Everything the search found.
+pub(crate) struct SearchOutcome {
+    /// The matching lines in walk order, at most `max_matches`.
+    pub matches: Vec<FoundLine>,
+    /// Whether the search stopped at `max_matches`.
+    pub limit_reached: bool,
+}
+
+/// Why a search produced no outcome.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum SearchError {
+    /// The cancellation token fired.
+    Aborted,
+    /// What rg would have printed on stderr before exiting with status 2.
+    Failed(String),
+}
+
+/// The result of searching one walk entry.
+enum FileResult {
+    /// The file and its matching lines (number, bytes with terminator).
+    Matches(PathBuf, Vec<(u64, Vec<u8>)>),
+    /// rg's message for a file or directory it could not read.
+    Error(String),
+}
+
+/// One file for a worker: its walk index, path, and whether it was named explicitly.
+type Job = (usize, PathBuf, bool);
+
+/// Runs the search on the calling thread plus a walker and worker threads.
+pub(crate) fn search(
+    request: &SearchRequest,
+    cancel: &CancellationToken,
+) -> Result<SearchOutcome, SearchError> {
+    let matcher = build_matcher(request)?;
+    let walk = build_walk(request)?;
+    let stop = AtomicBool::new(false);
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(QUEUE_DEPTH);
+    let (result_tx, result_rx) = crossbeam_channel::unbounded::<(usize, FileResult)>();
+    std::thread::scope(|scope| {
+        let walker_results = result_tx.clone();
+        let stop_ref = &stop;
+        scope.spawn(move || walk_files(walk, &job_tx, &walker_results, stop_ref));
+        for _ in 0..workers {
+            let (jobs, results, matcher) = (job_rx.clone(), result_tx.clone(), matcher.clone());
+            let cap = request.max_matches;
+            scope.spawn(move || search_files(&matcher, &jobs, &results, cap, stop_ref));
+        }
+        drop(result_tx);
+        drop(job_rx);
+        let outcome = collect(&result_rx, request.max_matches, cancel);
+        // Whatever happened, the helpers must wind down before the scope can end.
+        stop.store(true, Ordering::Relaxed);
+        outcome
+    })
+}
+
+/// rg's matcher: Unicode regex (or literal), line-oriented, never matching NUL.
+fn build_matcher(request: &SearchRequest) -> Result<RegexMatcher, SearchError> {
+    if !request.literal {
+        // Syntax errors quote the pattern as given; grep-regex would quote its `(?:…)` wrapper.
+        regex_syntax::ParserBuilder::new()
+            .build()
+            .parse(&request.pattern)
+            .map_err(|e| SearchError::Failed(e.to_string().trim().to_owned()))?;
+    }
+    RegexMatcherBuilder::new()
+        .case_insensitive(request.ignore_case)
+        .fixed_strings(request.literal)
+        .line_terminator(Some(b'\n'))
+        .ban_byte(Some(b'\0'))
+        .build(&request.pattern)
+        .map_err(|e| SearchError::Failed(e.to_string().trim().to_owned()))
+}
+
+/// rg's walk with `--hidden`: .gitignore (inside git repos only), .ignore, .rgignore, sorted.
+fn build_walk(request: &SearchRequest) -> Result<ignore::Walk, SearchError> {
+    let mut builder = WalkBuilder::new(&request.root);
+    builder
+        .hidden(false)
+        .add_custom_ignore_filename(".rgignore")
+        .sort_by_file_name(|a, b| a.cmp(b));
+    if let Some(glob) = &request.glob {
+        let mut overrides = OverrideBuilder::new(&request.glob_root);
+        let built = overrides.add(glob).and_then(|o| o.build());
+        let overrides = built.map_err(|e| SearchError::Failed(e.to_string()))?;
+        builder.overrides(overrides);
+    }
+    Ok(builder.build())
+}
+
+/// The walker thread: numbers every searchable entry (and every walk error) in order.
+fn walk_files(
+    walk: ignore::Walk,
+    jobs: &Sender<Job>,
+    results: &Sender<(usize, FileResult)>,
+    stop: &AtomicBool,
+) {
+    for (index, entry) in walk.filter_map(searchable).enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let sent = match entry {
+            Ok((path, explicit)) => jobs.send((index, path, explicit)).is_ok(),
+            Err(message) => results.send((index, FileResult::Error(message))).is_ok(),
+        };
+        if !sent {
+            return;
+        }
+    }
+}
+
+/// What rg does with one walk entry: search it (path, named explicitly?), report an error, or
+/// skip it. Files are searched, and a root that is not a directory.
+fn searchable(
+    entry: Result<ignore::DirEntry, ignore::Error>,
+) -> Option<Result<(PathBuf, bool), String>> {
+    match entry {
+        Ok(entry) => {
+            let explicit = entry.depth() == 0;
+            let is_file = entry.file_type().is_some_and(|t| t.is_file());
+            let search = is_file || (explicit && !entry.path().is_dir());
+            search.then(|| Ok((entry.into_path(), explicit)))
+        }
+        Err(error) => Some(Err(error.to_string())),
+    }
+}
+
+/// A worker: searches files until the queue closes; after `stop`, only drains it.
+fn search_files(
+    matcher: &RegexMatcher,
+    jobs: &Receiver<Job>,
+    results: &Sender<(usize, FileResult)>,
+    cap: usize,
+    stop: &AtomicBool,
+) {
+    let mut implicit = searcher(BinaryDetection::quit(b'\0'));
+    let mut explicit = searcher(BinaryDetection::convert(b'\0'));
+    for (index, path, is_explicit) in jobs {
+        if stop.load(Ordering::Relaxed) {
+            continue;
+        }
+        let result = if is_explicit {
+            search_file(&mut explicit, matcher, &path, cap, stop, true)
+        } else {
+            search_file(&mut implicit, matcher, &path, cap, stop, false)
+        };
+        if results.send((index, result)).is_err() {
+            return;
+        }
+    }
+}
+
+/// A line-numbering searcher with rg's binary handling (`quit` when walked, `convert` when named).
+fn searcher(binary: BinaryDetection) -> Searcher {
+    SearcherBuilder::new()
+        .line_number(true)
+        .binary_detection(binary)
+        .build()
+}
+
+/// Searches one file, keeping at most `cap` matching lines.
+///
+/// A file named explicitly is searched as one slice, as rg does through a memory map for a few
+/// explicit files: binary data is then only detected, never converted into line breaks.
+fn search_file(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    path: &Path,
+    cap: usize,
+    stop: &AtomicBool,
+    whole: bool,
+) -> FileResult {
+    let mut sink = Collect {
+        lines: Vec::new(),
+        cap,
+        stop,
+    };
+    let searched = if whole {
+        std::fs::read(path).and_then(|bytes| searcher.search_slice(matcher, &bytes, &mut sink))
+    } else {
+        searcher.search_path(matcher, path, &mut sink)
+    };
+    match searched {
+        Ok(()) => FileResult::Matches(path.to_path_buf(), sink.lines),
+        Err(error) => FileResult::Error(format!("{}: {error}", path.display())),
+    }
+}
+
+/// Keeps matching lines until the per-file cap or a global stop.
+struct Collect<'a> {
+    lines: Vec<(u64, Vec<u8>)>,
+    cap: usize,
+    stop: &'a AtomicBool,
+}
+
+impl Sink for Collect<'_> {
+    type Error = io::Error;
+
+    fn matched(&mut self, _searcher: &Searcher, found: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        let line_number = found.line_number().unwrap_or_default();
+        self.lines.push((line_number, found.bytes().to_vec()));
+        Ok(self.lines.len() < self.cap && !self.stop.load(Ordering::Relaxed))
+    }
+}
+
+/// Puts results back into walk order and stops at the limit, on cancellation, or at the end.
+fn collect(
+    results: &Receiver<(usize, FileResult)>,
+    max_matches: usize,
+    cancel: &CancellationToken,
+) -> Result<SearchOutcome, SearchError> {
+    let mut pending: BTreeMap<usize, FileResult> = BTreeMap::new();
+    let mut next = 0;
+    let mut matches = Vec::new();
+    let mut errors = Vec::new();
+    loop {
+        if cancel.is_cancelled() {
+            return Err(SearchError::Aborted);
+        }
+        let (index, result) = match results.recv_timeout(CANCEL_POLL) {
+            Ok(received) => received,
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
+        pending.insert(index, result);
+        while let Some(result) = pending.remove(&next) {
+            next += 1;
+            let (path, lines) = match result {
+                FileResult::Error(message) => {
+                    errors.push(message);
+                    continue;
+                }
+                FileResult::Matches(path, lines) => (path, lines),
+            };
+            for (line_number, bytes) in lines {
+                matches.push(FoundLine {
+                    path: path.clone(),
+                    line_number,
+                    text: String::from_utf8(bytes).ok(),
+                });
+                if matches.len() >= max_matches {
+                    // rg is killed here, so errors seen so far do not fail the call.
+                    return Ok(SearchOutcome {
+                        matches,
+                        limit_reached: true,
+                    });
+                }
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(SearchError::Failed(errors.join("\n")));
+    }
+    Ok(SearchOutcome {
+        matches,
+        limit_reached: false,
+    })
+}

@@ -1,0 +1,478 @@
+//! The `bash` tool on a real shell: merged output, Pi's result texts, lossy decoding, tail
+//! truncation with the full output saved, streamed updates, and no surviving process after a
+//! timeout or an abort.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use rho_agent::{
+    AgentEvent, AgentTool, LoopConfig, LoopContext, ToolError, ToolOutput, run_agent_loop,
+};
+use rho_ai::faux::{FauxProvider, faux_message, faux_text, faux_tool_call};
+use rho_ai::{ContentBlock, UserMessage};
+use rho_host::tools::BashTool;
+use rho_host::tools::truncate::{TruncatedBy, Truncation};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+/// Runs `args` with no cancellation, ignoring updates.
+async fn run(dir: &Path, args: Value) -> Result<ToolOutput, ToolError> {
+    BashTool::new(dir)
+        .run_command(&args, &CancellationToken::new(), &|_| {})
+        .await
+}
+
+fn text(text: &str) -> Result<ToolOutput, ToolError> {
+    Ok(ToolOutput::text(text))
+}
+
+fn error(text: &str) -> Result<ToolOutput, ToolError> {
+    Err(ToolError::new(text))
+}
+
+/// Whether `pid` has exited (gone, or a zombie waiting to be reaped by someone else).
+fn is_dead(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => process_state(&stat) == Some('Z'),
+    }
+}
+
+/// The state letter of a `/proc/<pid>/stat` line (the field after the parenthesised name).
+fn process_state(stat: &str) -> Option<char> {
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
+/// Live (non-zombie) processes whose process group is `pgid`.
+fn live_members_of_group(pgid: u32) -> Vec<u32> {
+    let mut members = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        // After the name: state, ppid, pgrp.
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.get(2) == Some(&pgid.to_string().as_str()) && fields.first() != Some(&"Z") {
+            members.push(pid);
+        }
+    }
+    members
+}
+
+fn read_pid(path: &Path) -> u32 {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// Starts a background grandchild and records its pid and the shell's, then waits in the
+/// foreground: the whole group must die on timeout or abort.
+const GROUP_COMMAND: &str =
+    "sleep 30 & echo $! > bg.pid; echo $$ > shell.pid; echo started; sleep 30";
+
+fn assert_group_is_gone(dir: &Path) {
+    let shell = read_pid(&dir.join("shell.pid"));
+    let background = read_pid(&dir.join("bg.pid"));
+    assert!(is_dead(shell), "shell {shell} survived");
+    assert!(
+        is_dead(background),
+        "background child {background} survived"
+    );
+    assert_eq!(live_members_of_group(shell), Vec::<u32>::new());
+}
+
+#[tokio::test]
+async fn exit_zero_returns_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        run(dir.path(), json!({"command": "echo hello"})).await,
+        text("hello\n")
+    );
+}
+
+#[tokio::test]
+async fn commands_run_in_the_session_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("marker.txt"), "here").unwrap();
+    assert_eq!(
+        run(dir.path(), json!({"command": "cat marker.txt"})).await,
+        text("here")
+    );
+}
+
+#[tokio::test]
+async fn stdout_and_stderr_merge_in_arrival_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = "echo one; echo two >&2; echo three; echo four >&2";
+    assert_eq!(
+        run(dir.path(), json!({"command": command})).await,
+        text("one\ntwo\nthree\nfour\n")
+    );
+}
+
+#[tokio::test]
+async fn empty_output_reads_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        run(dir.path(), json!({"command": "true"})).await,
+        text("(no output)")
+    );
+}
+
+#[tokio::test]
+async fn stdin_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        run(dir.path(), json!({"command": "cat; echo done"})).await,
+        text("done\n")
+    );
+}
+
+#[tokio::test]
+async fn non_zero_exit_fails_with_the_output_and_the_code() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        run(dir.path(), json!({"command": "echo oops; exit 3"})).await,
+        error("oops\n\n\nCommand exited with code 3")
+    );
+    assert_eq!(
+        run(dir.path(), json!({"command": "exit 3"})).await,
+        error("(no output)\n\nCommand exited with code 3")
+    );
+}
+
+#[tokio::test]
+async fn a_shell_killed_by_a_foreign_signal_counts_as_success_like_pi() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        run(dir.path(), json!({"command": "echo before; kill -9 $$"})).await,
+        text("before\n")
+    );
+}
+
+#[tokio::test]
+async fn invalid_utf8_is_replaced_never_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    // An invalid byte mid-line, and an incomplete euro sign (E2 82) at the very end.
+    assert_eq!(
+        run(
+            dir.path(),
+            json!({"command": r"printf 'a\377b\n'; printf 'x\342\202'"})
+        )
+        .await,
+        text("a\u{FFFD}b\nx\u{FFFD}")
+    );
+}
+
+#[tokio::test]
+async fn a_multibyte_character_split_across_writes_decodes_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = r"printf '\342'; sleep 0.05; printf '\202\254\n'";
+    assert_eq!(
+        run(dir.path(), json!({"command": command})).await,
+        text("€\n")
+    );
+}
+
+#[tokio::test]
+async fn long_output_keeps_the_last_lines_and_saves_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = run(dir.path(), json!({"command": "seq 1 3000"}))
+        .await
+        .unwrap();
+
+    let full: String = (1..=3000).map(|n| format!("{n}\n")).collect();
+    let kept: String = (1002..=3000).map(|n| format!("{n}\n")).collect();
+    let details = result.details.clone().unwrap();
+    let path = details["fullOutputPath"].as_str().unwrap().to_owned();
+    assert!(
+        path.contains("rho-bash-") && path.ends_with(".log"),
+        "{path}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), full);
+
+    let truncation = Truncation {
+        content: kept.clone(),
+        truncated: true,
+        truncated_by: Some(TruncatedBy::Lines),
+        total_lines: 3001,
+        total_bytes: full.len(),
+        output_lines: 2000,
+        output_bytes: kept.len(),
+        last_line_partial: false,
+        first_line_exceeds_limit: false,
+        max_lines: 2000,
+        max_bytes: 51200,
+    };
+    let expected = ToolOutput {
+        details: Some(json!({
+            "truncation": serde_json::to_value(&truncation).unwrap(),
+            "fullOutputPath": path,
+        })),
+        ..ToolOutput::text(format!(
+            "{kept}\n\n[Showing lines 1002-3001 of 3001. Full output: {path}]"
+        ))
+    };
+    assert_eq!(result, expected);
+    std::fs::remove_file(path).unwrap();
+}
+
+#[tokio::test]
+async fn a_too_long_last_line_keeps_its_end_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = "head -c 60000 /dev/zero | tr '\\0' a";
+    let result = run(dir.path(), json!({"command": command})).await.unwrap();
+
+    let details = result.details.clone().unwrap();
+    let path = details["fullOutputPath"].as_str().unwrap().to_owned();
+    assert_eq!(std::fs::read(&path).unwrap(), vec![b'a'; 60000]);
+    assert_eq!(details["truncation"]["lastLinePartial"], json!(true));
+    assert_eq!(details["truncation"]["truncatedBy"], json!("bytes"));
+    let kept = "a".repeat(51200);
+    assert_eq!(
+        result.content,
+        vec![ContentBlock::text(format!(
+            "{kept}\n\n[Showing last 50.0KB of line 1 (line is 58.6KB). Full output: {path}]"
+        ))]
+    );
+    std::fs::remove_file(path).unwrap();
+}
+
+#[tokio::test]
+async fn output_over_the_byte_limit_names_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1000 lines of 99 characters: 100,000 bytes, within the line limit.
+    let command = "for i in $(seq 1 1000); do printf '%099d\\n' $i; done";
+    let result = run(dir.path(), json!({"command": command})).await.unwrap();
+    let details = result.details.clone().unwrap();
+    let path = details["fullOutputPath"].as_str().unwrap().to_owned();
+    assert_eq!(std::fs::read(&path).unwrap().len(), 100_000);
+    // The empty last line costs nothing; each line before it 100 bytes: 512 fit in 51200.
+    let kept: String = (489..=1000).map(|n| format!("{n:099}\n")).collect();
+    assert_eq!(
+        result.content,
+        vec![ContentBlock::text(format!(
+            "{kept}\n\n[Showing lines 489-1001 of 1001 (50.0KB limit). Full output: {path}]"
+        ))]
+    );
+    std::fs::remove_file(path).unwrap();
+}
+
+#[tokio::test]
+async fn a_missing_working_directory_fails_with_pi_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("gone");
+    assert_eq!(
+        run(&missing, json!({"command": "echo hi"})).await,
+        error(&format!(
+            "Working directory does not exist: {}\nCannot execute bash commands.",
+            missing.display()
+        ))
+    );
+}
+
+#[tokio::test]
+async fn a_missing_custom_shell_fails_with_pi_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = BashTool::new(dir.path()).with_shell_path("/nonexistent/shell");
+    let result = tool
+        .run_command(
+            &json!({"command": "echo hi"}),
+            &CancellationToken::new(),
+            &|_| {},
+        )
+        .await;
+    assert_eq!(
+        result,
+        error("Custom shell path not found: /nonexistent/shell")
+    );
+}
+
+#[tokio::test]
+async fn a_shell_that_cannot_be_spawned_fails_with_the_os_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_executable = dir.path().join("shell");
+    std::fs::write(&not_executable, "").unwrap();
+    let tool = BashTool::new(dir.path()).with_shell_path(&not_executable);
+    let result = tool
+        .run_command(
+            &json!({"command": "echo hi"}),
+            &CancellationToken::new(),
+            &|_| {},
+        )
+        .await;
+    assert_eq!(
+        result,
+        error(&format!("spawn {} EACCES", not_executable.display()))
+    );
+}
+
+#[tokio::test]
+async fn the_command_prefix_runs_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = BashTool::new(dir.path()).with_command_prefix("GREETING=hi");
+    let result = tool
+        .run_command(
+            &json!({"command": "echo $GREETING"}),
+            &CancellationToken::new(),
+            &|_| {},
+        )
+        .await;
+    assert_eq!(result, text("hi\n"));
+}
+
+#[tokio::test]
+async fn timeout_kills_the_whole_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = run(dir.path(), json!({"command": GROUP_COMMAND, "timeout": 1})).await;
+    assert_eq!(
+        result,
+        error("started\n\n\nCommand timed out after 1 seconds")
+    );
+    assert_group_is_gone(dir.path());
+}
+
+#[tokio::test]
+async fn a_fractional_timeout_prints_like_javascript() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = run(dir.path(), json!({"command": "sleep 30", "timeout": 0.2})).await;
+    assert_eq!(result, error("Command timed out after 0.2 seconds"));
+}
+
+#[tokio::test]
+async fn abort_kills_the_whole_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let cancel = CancellationToken::new();
+    let on_update = {
+        let cancel = cancel.clone();
+        move |update: Value| {
+            if update["content"][0]["text"].as_str() == Some("started\n") {
+                cancel.cancel();
+            }
+        }
+    };
+    let result = BashTool::new(dir.path())
+        .run_command(&json!({"command": GROUP_COMMAND}), &cancel, &on_update)
+        .await;
+    assert_eq!(result, error("started\n\n\nCommand aborted"));
+    assert_group_is_gone(dir.path());
+}
+
+#[tokio::test]
+async fn an_already_cancelled_call_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let result = BashTool::new(dir.path())
+        .run_command(&json!({"command": "touch ran"}), &cancel, &|_| {})
+        .await;
+    assert_eq!(result, error("Command aborted"));
+    assert!(!dir.path().join("ran").exists());
+}
+
+#[test]
+fn name_description_and_schema_are_pis() {
+    let tool = BashTool::new("/");
+    assert_eq!(tool.name(), "bash");
+    assert_eq!(
+        tool.description(),
+        "Execute a bash command in the current working directory. Returns stdout and stderr. Output is truncated to last 2000 lines or 50KB (whichever is hit first). If truncated, full output is saved to a temp file. Optionally provide a timeout in seconds."
+    );
+    assert_eq!(
+        tool.parameters(),
+        &json!({
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "Bash command to execute"},
+                "timeout": {"type": "number", "description": "Timeout in seconds (optional, no default timeout)"}
+            },
+            "required": ["command"]
+        })
+    );
+}
+
+/// Through the agent loop: updates arrive while the command still runs (it blocks on a FIFO
+/// that the test opens only after seeing the first update), then the end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn updates_stream_while_the_command_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+
+    let provider = FauxProvider::new();
+    provider.push(faux_message(vec![faux_tool_call(
+        "call-1",
+        "bash",
+        json!({"command": "echo first; cat fifo"}),
+    )]));
+    provider.set_fallback(faux_message(vec![faux_text("done")]));
+    let config = LoopConfig::new(provider.model(), Arc::new(provider.clone()));
+    let tool: Arc<dyn AgentTool> = Arc::new(BashTool::new(dir.path()));
+    let context = LoopContext {
+        system_prompt: None,
+        messages: Vec::new(),
+        tools: vec![tool],
+    };
+
+    let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
+    let sink = move |event: AgentEvent| {
+        let _ = sender.send(event);
+    };
+    let run = tokio::spawn(async move {
+        run_agent_loop(
+            vec![UserMessage::text("go").into()],
+            context,
+            &config,
+            CancellationToken::new(),
+            Arc::new(sink),
+        )
+        .await
+    });
+
+    let updates = Arc::new(Mutex::new(Vec::new()));
+    let mut end = None;
+    while let Some(event) = receiver.recv().await {
+        match event {
+            AgentEvent::ToolExecutionUpdate { partial_result, .. } => {
+                let first_output = partial_result["content"][0]["text"] == json!("first\n");
+                updates.lock().unwrap().push(partial_result);
+                if first_output {
+                    let fifo = fifo.clone();
+                    tokio::task::spawn_blocking(move || std::fs::write(fifo, "second\n"));
+                }
+            }
+            AgentEvent::ToolExecutionEnd {
+                result, is_error, ..
+            } => end = Some((result, is_error)),
+            _ => {}
+        }
+    }
+    run.await.unwrap().unwrap();
+
+    let update = |text: &str| json!({"content": [{"type": "text", "text": text}], "details": {}});
+    assert_eq!(
+        *updates.lock().unwrap(),
+        vec![
+            json!({"content": []}),
+            update("first\n"),
+            update("first\nsecond\n"),
+        ]
+    );
+    let (result, is_error) = end.unwrap();
+    assert!(!is_error);
+    assert_eq!(result.content, vec![ContentBlock::text("first\nsecond\n")]);
+    assert_eq!(result.details, None);
+}
