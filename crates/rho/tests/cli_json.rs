@@ -313,7 +313,10 @@ fn a_failing_tool_call_is_a_result_and_the_run_still_completes() {
         results[0]["durationMs"].is_u64(),
         "read executed and failed"
     );
-    assert_eq!(results[1]["content"][0]["text"], "Tool delete_everything not found");
+    assert_eq!(
+        results[1]["content"][0]["text"],
+        "Tool delete_everything not found"
+    );
     assert!(results[1].get("durationMs").is_none());
     let invalid = results[2]["content"][0]["text"].as_str().unwrap();
     assert!(

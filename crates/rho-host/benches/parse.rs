@@ -1,0 +1,109 @@
+//! The parse path of every provider: SSE bytes → parser → folder → assistant-message events,
+//! on the largest recorded stream of each API, in MB/s on one core (`cargo bench --bench parse`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use rho_ai::{AssistantMessage, Model, ModelCost, channel};
+use rho_http::{Flow, SseFolder, SseParser};
+
+fn fixture(relative: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/fixtures/providers")
+        .join(relative);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn model(api: &str) -> Model {
+    Model {
+        id: "bench".into(),
+        name: "bench".into(),
+        api: api.into(),
+        provider: "bench".into(),
+        base_url: "http://127.0.0.1".into(),
+        reasoning: true,
+        input: vec!["text".into()],
+        cost: ModelCost::default(),
+        context_window: 100_000,
+        max_tokens: 8_000,
+        headers: None,
+        compat: None,
+    }
+}
+
+/// Folds `body` exactly as the HTTP driver does, draining the events.
+fn fold(mut folder: impl SseFolder, body: &[u8]) -> usize {
+    let (mut sender, mut stream) = channel(AssistantMessage::empty("", "", ""));
+    folder.start(&mut sender);
+    let mut parser = SseParser::new();
+    let mut events = parser.feed(body);
+    events.extend(parser.finish());
+    for event in &events {
+        if let Ok(Flow::Done) | Err(_) = folder.on_event(event, &mut sender) {
+            break;
+        }
+    }
+    let _ = folder.finish(&mut sender);
+    drop(sender);
+    let mut count = 0;
+    while let Ok(Some(_)) = futures_lite_poll(&mut stream) {
+        count += 1;
+    }
+    count
+}
+
+/// Drains already-queued events without an async runtime.
+fn futures_lite_poll(stream: &mut rho_ai::AssistantMessageEventStream) -> Result<Option<()>, ()> {
+    let waker = std::task::Waker::noop();
+    let mut cx = std::task::Context::from_waker(waker);
+    let future = stream.next();
+    let mut future = std::pin::pin!(future);
+    match future.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(Some(_)) => Ok(Some(())),
+        std::task::Poll::Ready(None) => Ok(None),
+        std::task::Poll::Pending => Err(()),
+    }
+}
+
+/// Folds `body` with a fresh folder for `api`.
+fn fold_api(api: &str, body: &[u8]) -> usize {
+    let model = model(api);
+    match api {
+        "anthropic-messages" => fold(rho_anthropic::AnthropicFolder::new(&model), body),
+        "openai-completions" => fold(rho_openai::CompletionsFolder::new(&model), body),
+        "openai-responses" => fold(rho_openai::ResponsesFolder::new(&model), body),
+        _ => fold(rho_google::GoogleFolder::new(&model), body),
+    }
+}
+
+fn bench_parse(c: &mut Criterion) {
+    let cases = [
+        (
+            "anthropic-messages",
+            "anthropic-messages/web-search-thinking-citations.sse",
+        ),
+        (
+            "openai-completions",
+            "openai-chat/deepseek-reasoning-content.sse",
+        ),
+        (
+            "openai-responses",
+            "openai-responses/reasoning-summary-long.sse",
+        ),
+        (
+            "google-generative-ai",
+            "google-gemini/thoughts-gemini-2.5-pro.sse",
+        ),
+    ];
+    let mut group = c.benchmark_group("parse");
+    for (api, file) in cases {
+        let body = fixture(file);
+        group.throughput(Throughput::Bytes(body.len() as u64));
+        group.bench_function(api, |b| b.iter(|| fold_api(api, &body)));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_parse);
+criterion_main!(benches);
