@@ -96,6 +96,24 @@ fn bench_parse(c: &mut Criterion) {
             "google-gemini/thoughts-gemini-2.5-pro.sse",
         ),
     ];
+    // The floor: SSE framing plus JSON parsing of every event, no folding.
+    let mut floor = c.benchmark_group("sse_and_json_only");
+    for (api, file) in cases {
+        let body = fixture(file);
+        floor.throughput(Throughput::Bytes(body.len() as u64));
+        floor.bench_function(api, |b| {
+            b.iter(|| {
+                let mut parser = SseParser::new();
+                let mut events = parser.feed(&body);
+                events.extend(parser.finish());
+                events
+                    .iter()
+                    .filter_map(|e| serde_json::from_str::<serde_json::Value>(&e.data).ok())
+                    .count()
+            })
+        });
+    }
+    floor.finish();
     let mut group = c.benchmark_group("parse");
     for (api, file) in cases {
         let body = fixture(file);
