@@ -1,11 +1,15 @@
 //! rho-host: what runs around the agent: the session layer that turns agent events into the
 //! session's event stream, and the coding tools.
 
+pub mod budget;
 pub mod providers;
+pub mod retry;
 pub mod session;
 pub mod tools;
 pub mod toolset;
 
+pub use budget::{Budget, Tally};
+pub use retry::{RETRY_CANCELLED, RetryPolicy};
 pub use session::{
-    AgentSession, SessionError, SessionEvent, SessionNotice, Settled, SettledReason,
+    AgentSession, SessionBuilder, SessionError, SessionEvent, SessionNotice, Settled, SettledReason,
 };

@@ -2,15 +2,19 @@
 //! agent, accepts prompts, forwards events in order, reports its queues with `queue_update`, and
 //! says `agent_settled` exactly once per prompt, when nothing more will run on its own.
 //!
-//! Later layers (persistence, auto-retry, compaction, budgets) hook in between the agent's
-//! `agent_end` and [`AgentSession::settle`].
+//! Later layers hook in between the agent's `agent_end` and [`AgentSession::settle`]: auto-retry
+//! (`retry.rs`) runs there, budgets (`budget.rs`) stop the run through the agent's turn gate.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use rho_agent::{Agent, AgentError, AgentEvent, AgentMessage};
+use rho_agent::{Agent, AgentError, AgentEvent, AgentMessage, AgentOptions};
 use rho_ai::{StopReason, Usage, UserMessage};
 use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::budget::{Budget, BudgetGate, Meter};
+use crate::retry::{RetryOutcome, RetryPolicy};
 
 /// Rejection of a prompt while a run is active.
 pub const SESSION_BUSY: &str = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
@@ -42,6 +46,27 @@ pub enum SessionNotice {
         steering: Vec<String>,
         /// Pending follow-up texts.
         follow_up: Vec<String>,
+    },
+    /// A run ended in a retryable error; the session waits `delay_ms`, then continues.
+    AutoRetryStart {
+        /// 1-based attempt number.
+        attempt: u32,
+        /// Most attempts (`retry.maxRetries`).
+        max_attempts: u32,
+        /// The wait before this attempt.
+        delay_ms: u64,
+        /// The failure being retried.
+        error_message: String,
+    },
+    /// A retry chain ended: a reply succeeded, retries ran out, or the wait was cancelled.
+    AutoRetryEnd {
+        /// Whether a retried call succeeded.
+        success: bool,
+        /// The last attempt number.
+        attempt: u32,
+        /// The final failure text (absent on success).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        final_error: Option<String>,
     },
     /// rho: the prompt is finished and nothing more will run on its own.
     AgentSettled(Settled),
@@ -86,25 +111,26 @@ pub enum SessionError {
 type Listener = Arc<dyn Fn(&SessionEvent) + Send + Sync>;
 
 #[derive(Default)]
-struct Shared {
+pub(crate) struct Shared {
     listeners: Mutex<Vec<Listener>>,
     steering: Mutex<Vec<String>>,
     follow_up: Mutex<Vec<String>>,
-    tally: Mutex<Tally>,
+    /// Turns and usage of the current prompt, also read by the budget gate.
+    pub(crate) meter: Arc<Meter>,
     /// A prompt is being run by this session (checked and set atomically).
     prompting: AtomicBool,
     /// The next user `message_start` is the prompt itself, not a queued message.
     prompt_pending: AtomicBool,
+    pub(crate) retry: RetryPolicy,
+    /// The attempt of a started retry that no reply has answered yet.
+    pub(crate) retry_pending: Mutex<Option<u32>>,
+    /// Cancelled by `abort()`: ends the current prompt, retry waits included.
+    prompt_cancel: Mutex<CancellationToken>,
+    /// The retry wait in progress, for `abort_retry()`.
+    pub(crate) retry_wait: Mutex<Option<CancellationToken>>,
 }
 
-/// What the current prompt has done so far.
-#[derive(Default)]
-struct Tally {
-    turns: u64,
-    usage: Usage,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -114,6 +140,14 @@ impl Shared {
         for listener in listeners {
             listener(event);
         }
+    }
+
+    pub(crate) fn emit_notice(&self, notice: SessionNotice) {
+        self.emit(&SessionEvent::Session(notice));
+    }
+
+    fn has_queued(&self) -> bool {
+        !lock(&self.steering).is_empty() || !lock(&self.follow_up).is_empty()
     }
 
     fn emit_queue_update(&self) {
@@ -139,10 +173,22 @@ impl Shared {
             }
             AgentEvent::MessageEnd { message } => {
                 if let Some(assistant) = message.as_assistant() {
-                    lock(&self.tally).usage.add(&assistant.usage);
+                    self.meter.add_usage(&assistant.usage);
+                    self.emit(&SessionEvent::Agent(event.clone()));
+                    // pi-reference §3.2: a retry succeeded at the first non-error reply's end.
+                    if assistant.stop_reason != StopReason::Error
+                        && let Some(attempt) = lock(&self.retry_pending).take()
+                    {
+                        self.emit_notice(SessionNotice::AutoRetryEnd {
+                            success: true,
+                            attempt,
+                            final_error: None,
+                        });
+                    }
+                    return;
                 }
             }
-            AgentEvent::TurnEnd { .. } => lock(&self.tally).turns += 1,
+            AgentEvent::TurnEnd { .. } => self.meter.add_turn(),
             _ => {}
         }
         self.emit(&SessionEvent::Agent(event.clone()));
@@ -173,14 +219,67 @@ impl Drop for PromptGuard<'_> {
 /// A session: one agent, one ordered event stream, one `agent_settled` per prompt.
 #[derive(Clone)]
 pub struct AgentSession {
-    agent: Agent,
-    shared: Arc<Shared>,
+    pub(crate) agent: Agent,
+    pub(crate) shared: Arc<Shared>,
+}
+
+/// Builds a session together with its agent, so budgets can reach the agent's turn gate.
+pub struct SessionBuilder {
+    options: AgentOptions,
+    retry: RetryPolicy,
+    budget: Budget,
+}
+
+impl SessionBuilder {
+    /// Sets the auto-retry policy (default: enabled, 3 retries, 2000 ms base delay).
+    pub fn retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// Sets the per-prompt budget (default: unlimited).
+    pub fn budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// Creates the agent and the session over it.
+    pub fn build(self) -> AgentSession {
+        let shared = Arc::new(Shared {
+            meter: Arc::new(Meter::new(self.budget)),
+            retry: self.retry,
+            ..Shared::default()
+        });
+        let mut options = self.options;
+        if self.budget.is_limited() {
+            let queues = shared.clone();
+            options.turn_gate = Some(Arc::new(BudgetGate {
+                meter: shared.meter.clone(),
+                inner: options.turn_gate.take(),
+                more_work: Arc::new(move || queues.has_queued()),
+            }));
+        }
+        AgentSession::with_shared(Agent::new(options), shared)
+    }
 }
 
 impl AgentSession {
-    /// Wraps `agent`; the session forwards all its events.
+    /// Wraps `agent` with the default retry policy and no budget; the session forwards all its
+    /// events.
     pub fn new(agent: Agent) -> Self {
-        let shared = Arc::new(Shared::default());
+        Self::with_shared(agent, Arc::new(Shared::default()))
+    }
+
+    /// A builder that creates the agent from `options`, with retry policy and budget.
+    pub fn builder(options: AgentOptions) -> SessionBuilder {
+        SessionBuilder {
+            options,
+            retry: RetryPolicy::default(),
+            budget: Budget::default(),
+        }
+    }
+
+    fn with_shared(agent: Agent, shared: Arc<Shared>) -> Self {
         let forward = shared.clone();
         agent.subscribe(move |event| forward.on_agent_event(event));
         AgentSession { agent, shared }
@@ -205,7 +304,10 @@ impl AgentSession {
         if self.agent.is_running() {
             return Err(SessionError::Busy);
         }
-        *lock(&self.shared.tally) = Tally::default();
+        self.shared.meter.reset();
+        *lock(&self.shared.retry_pending) = None;
+        let cancel = CancellationToken::new();
+        *lock(&self.shared.prompt_cancel) = cancel.clone();
         self.shared.prompt_pending.store(true, Ordering::SeqCst);
         let message: AgentMessage = UserMessage::text(text).into();
         match self.agent.prompt(vec![message]).await {
@@ -213,7 +315,8 @@ impl AgentSession {
             Err(other) => return Err(other.into()),
             Ok(()) => {}
         }
-        Ok(self.settle())
+        let outcome = self.retry_chain(&cancel).await;
+        Ok(self.settle(outcome))
     }
 
     /// Queues a steering message (delivered after the current turn's tools).
@@ -238,15 +341,21 @@ impl AgentSession {
         self.shared.emit_queue_update();
     }
 
-    /// Cancels the active run and waits until the agent is idle.
+    /// Cancels the active run or retry wait and waits until the agent is idle.
     pub async fn abort(&self) {
-        self.agent.abort();
+        self.abort_now();
         self.agent.wait_for_idle().await;
     }
 
+    /// Cancels the active run or retry wait without waiting (for signal handlers).
+    pub fn abort_now(&self) {
+        lock(&self.shared.prompt_cancel).cancel();
+        self.agent.abort();
+    }
+
     /// Emits `agent_settled` for the prompt that just ended and returns it.
-    fn settle(&self) -> Settled {
-        let reason = self.agent.with_state(|s| {
+    fn settle(&self, outcome: RetryOutcome) -> Settled {
+        let from_transcript = self.agent.with_state(|s| {
             let last = s.messages.iter().rev().find_map(|m| m.as_assistant());
             match last.map(|a| a.stop_reason) {
                 Some(StopReason::Error) => SettledReason::Error,
@@ -255,7 +364,14 @@ impl AgentSession {
                 None => SettledReason::Error,
             }
         });
-        let tally = std::mem::take(&mut *lock(&self.shared.tally));
+        let reason = if self.shared.meter.tripped() {
+            SettledReason::Budget
+        } else if outcome == RetryOutcome::Cancelled {
+            SettledReason::Aborted
+        } else {
+            from_transcript
+        };
+        let tally = self.shared.meter.take();
         let settled = Settled {
             reason,
             turns: tally.turns,

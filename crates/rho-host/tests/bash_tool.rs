@@ -82,6 +82,15 @@ const GROUP_COMMAND: &str =
 fn assert_group_is_gone(dir: &Path) {
     let shell = read_pid(&dir.join("shell.pid"));
     let background = read_pid(&dir.join("bg.pid"));
+    // A SIGKILLed process closes its files (the tool sees EOF) a moment before the kernel marks
+    // it exited; give the kernel up to 5 s to finish tearing it down. This bounds an OS effect,
+    // it does not time the tool.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while std::time::Instant::now() < deadline
+        && !(is_dead(shell) && is_dead(background) && live_members_of_group(shell).is_empty())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     assert!(is_dead(shell), "shell {shell} survived");
     assert!(
         is_dead(background),

@@ -50,6 +50,15 @@ pub struct Cli {
     /// No tools at all.
     #[arg(long)]
     pub no_tools: bool,
+    /// Budget: end the run after this many turns per prompt (exit code 3).
+    #[arg(long = "max-turns", value_name = "N")]
+    pub max_turns: Option<u64>,
+    /// Budget: end the run once a prompt has cost this many US dollars (exit code 3).
+    #[arg(long = "max-cost", value_name = "USD")]
+    pub max_cost: Option<f64>,
+    /// Budget: end the run once a prompt's model calls have used this many tokens (exit code 3).
+    #[arg(long = "max-tokens", value_name = "N")]
+    pub max_tokens: Option<u64>,
     /// Keep the session in memory only.
     #[arg(long)]
     pub no_session: bool,

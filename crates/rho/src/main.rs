@@ -5,6 +5,7 @@ mod cli;
 mod model_choice;
 mod output;
 mod run;
+mod verify;
 
 use std::process::ExitCode;
 
@@ -15,6 +16,12 @@ use clap::error::ErrorKind;
 pub const EXIT_PREFLIGHT: u8 = 2;
 
 fn main() -> ExitCode {
+    // `rho verify` is a separate tool with its own arguments, so it is routed before the main
+    // command line is parsed.
+    let mut args = std::env::args_os().skip(1);
+    if args.next().is_some_and(|first| first == "verify") {
+        return ExitCode::from(verify::main(args));
+    }
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use anyhow::{Context as _, bail};
-use rho_agent::{Agent, AgentOptions};
+use rho_agent::AgentOptions;
 use rho_ai::faux::FauxScript;
 use rho_host::toolset::{DEFAULT_TOOLS, create_tools};
-use rho_host::{AgentSession, SettledReason};
+use rho_host::{AgentSession, Budget, RetryPolicy, SettledReason};
 
 use crate::cli::{Cli, Mode};
 use crate::model_choice;
@@ -58,6 +58,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
             model_choice::choose(&cli, &registry, auth)?
         }
     };
+    let budget = budget(&cli)?;
+    let retry = retry_policy()?;
     let prompts = resolve_prompts(&cli.messages, piped_stdin)?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
 
@@ -75,9 +77,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     options.tools = tools;
     options.api_key = choice.api_key;
     options.session_id = Some(session_id.clone());
-    let agent = Agent::new(options);
-    agent.update_state(|state| state.thinking_level = choice.thinking);
-    let session = AgentSession::new(agent);
+    let session = AgentSession::builder(options)
+        .budget(budget)
+        .retry(retry)
+        .build();
+    session
+        .agent()
+        .update_state(|state| state.thinking_level = choice.thinking);
 
     if json {
         write_json_line(&SessionHeader {
@@ -122,6 +128,32 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     })
 }
 
+/// The budget flags (contract §3); a negative or non-finite cost is a bad value (exit 2).
+fn budget(cli: &Cli) -> anyhow::Result<Budget> {
+    if let Some(cost) = cli.max_cost
+        && !(cost.is_finite() && cost >= 0.0)
+    {
+        bail!("--max-cost must be a non-negative number of US dollars, got {cost}");
+    }
+    Ok(Budget {
+        max_turns: cli.max_turns,
+        max_cost: cli.max_cost,
+        max_tokens: cli.max_tokens,
+    })
+}
+
+/// Pi's retry defaults; the developer knob `RHO_RETRY_BASE_DELAY_MS` shortens the base delay
+/// (tests of the retry path over real HTTP would otherwise wait 2 s, 4 s, …).
+fn retry_policy() -> anyhow::Result<RetryPolicy> {
+    let mut policy = RetryPolicy::default();
+    if let Ok(value) = std::env::var("RHO_RETRY_BASE_DELAY_MS") {
+        policy.base_delay_ms = value.trim().parse().with_context(|| {
+            format!("RHO_RETRY_BASE_DELAY_MS must be a number of milliseconds, got {value:?}")
+        })?;
+    }
+    Ok(policy)
+}
+
 /// Piped stdin (trimmed) + the first message, joined without a separator; the other messages
 /// follow as separate prompts (pi-reference §7.1).
 fn resolve_prompts(messages: &[String], piped_stdin: bool) -> anyhow::Result<Vec<String>> {
@@ -161,7 +193,7 @@ fn watch_signals(session: AgentSession, signal: Arc<AtomicU8>) {
                 if signal.swap(code, Ordering::SeqCst) != 0 {
                     std::process::exit(i32::from(code));
                 }
-                session.agent().abort();
+                session.abort_now();
             }
         });
     }

@@ -31,6 +31,7 @@ async fn run_rho(
         .current_dir(dir.path())
         .env_clear()
         .env("RHO_HOME", dir.path())
+        .env("RHO_RETRY_BASE_DELAY_MS", "1")
         .args(["--mode", "json", "--provider", "mock", "--model", "m"])
         .args(extra)
         .arg("read notes.txt")
@@ -138,12 +139,21 @@ async fn an_anthropic_run_over_http_completes_and_replays_the_tool_use() {
 }
 
 #[tokio::test]
-async fn an_overloaded_provider_ends_the_run_with_exit_1_after_exactly_one_request() {
+async fn an_overloaded_provider_is_retried_only_visibly_and_ends_the_run_with_exit_1() {
     let body = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
-    let server = MockServer::start(vec![MockResponse::json_error(529, body)]).await;
+    let server = MockServer::start(vec![MockResponse::json_error(529, body); 4]).await;
     let (code, lines, _) = run_rho(&server, "anthropic-messages", "", &[]).await;
     assert_eq!(code, Some(1));
-    assert_eq!(server.requests().len(), 1, "no hidden retries");
+    let retries = lines
+        .iter()
+        .filter(|l| l["type"] == "auto_retry_start")
+        .count();
+    assert_eq!(retries, 3);
+    assert_eq!(
+        server.requests().len(),
+        1 + retries,
+        "no hidden retries: one request per visible attempt"
+    );
     let failed = lines
         .iter()
         .find(|l| l["type"] == "message_end" && l["message"]["role"] == "assistant")
