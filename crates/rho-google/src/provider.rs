@@ -3,11 +3,8 @@
 
 use std::time::Duration;
 
-use rho_ai::{
-    AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context, ErrorInfo,
-    ErrorKind, Model, Provider, StopReason, StreamOptions, channel,
-};
-use rho_http::{HttpClient, PostRequest, SseFolder, run_sse_stream};
+use rho_ai::{AssistantMessageEventStream, Context, ErrorKind, Model, Provider, StreamOptions};
+use rho_http::{HttpClient, PostRequest, SseFolder, fail_before_request, start_sse_call};
 
 use crate::request::{google_headers, stream_url, to_google_request};
 use crate::stream::GoogleFolder;
@@ -30,23 +27,6 @@ impl GoogleProvider {
     }
 }
 
-/// A stream that ends at once with an error of `kind`, content `[]` (nothing was sent).
-fn failed_before_request(
-    mut message: AssistantMessage,
-    kind: ErrorKind,
-    text: String,
-) -> AssistantMessageEventStream {
-    let (mut sender, stream) = channel(message.clone());
-    message.stop_reason = StopReason::Error;
-    message.error_message = Some(text);
-    message.error_info = Some(ErrorInfo::new(kind));
-    sender.push(AssistantMessageEvent::Error {
-        reason: StopReason::Error,
-        error: message,
-    });
-    stream
-}
-
 impl Provider for GoogleProvider {
     fn stream(
         &self,
@@ -58,11 +38,7 @@ impl Provider for GoogleProvider {
         let template = folder.partial();
         let Some(api_key) = options.api_key.as_deref().filter(|k| !k.trim().is_empty()) else {
             let text = format!("No API key for provider: {}", model.provider);
-            return failed_before_request(template, ErrorKind::Auth, text);
-        };
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            let text = "The Google provider needs a Tokio runtime".to_owned();
-            return failed_before_request(template, ErrorKind::Provider, text);
+            return fail_before_request(template, ErrorKind::Auth, text);
         };
         let body = to_google_request(model, &context, &options);
         let request = PostRequest {
@@ -70,13 +46,12 @@ impl Provider for GoogleProvider {
             headers: google_headers(model, api_key),
             body: body.to_string().into_bytes(),
         };
-        let (sender, stream) = channel(template);
-        let client = self.client.clone();
-        let idle_timeout = self.idle_timeout;
-        let cancel = options.cancel.clone();
-        runtime.spawn(async move {
-            run_sse_stream(&client, request, folder, sender, cancel, idle_timeout).await;
-        });
-        stream
+        start_sse_call(
+            &self.client,
+            request,
+            folder,
+            options.cancel.clone(),
+            self.idle_timeout,
+        )
     }
 }

@@ -31,6 +31,7 @@
 //! texts are built from the error chain with the URL removed, and credential-like headers are
 //! marked sensitive for the HTTP stack.
 
+mod call;
 mod client;
 mod driver;
 mod retry_after;
@@ -38,6 +39,7 @@ pub mod sse;
 
 use rho_ai::{AssistantMessage, ErrorKind, StreamSender};
 
+pub use call::{fail_before_request, start_sse_call};
 pub use client::{HttpClient, HttpConfig, PostRequest};
 pub use driver::{ABORTED_MESSAGE, MAX_ERROR_BODY, http_error_message, run_sse_stream};
 pub use retry_after::retry_after_ms;

@@ -5,11 +5,8 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use rho_ai::{
-    AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context, ErrorInfo,
-    ErrorKind, Model, Provider, StopReason, StreamOptions, channel,
-};
-use rho_http::{HttpClient, PostRequest, SseFolder, run_sse_stream};
+use rho_ai::{AssistantMessageEventStream, Context, ErrorKind, Model, Provider, StreamOptions};
+use rho_http::{HttpClient, PostRequest, SseFolder, fail_before_request, start_sse_call};
 
 use super::request::{completions_url, request_headers, to_completions_request};
 use super::stream::CompletionsFolder;
@@ -53,23 +50,6 @@ pub fn is_loopback_url(base_url: &str) -> bool {
         || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
-/// A stream that ends at once with an error of `kind` and empty content: nothing was sent.
-fn failed_before_request(
-    mut message: AssistantMessage,
-    kind: ErrorKind,
-    text: String,
-) -> AssistantMessageEventStream {
-    let (mut sender, stream) = channel(message.clone());
-    message.stop_reason = StopReason::Error;
-    message.error_message = Some(text);
-    message.error_info = Some(ErrorInfo::new(kind));
-    sender.push(AssistantMessageEvent::Error {
-        reason: StopReason::Error,
-        error: message,
-    });
-    stream
-}
-
 impl Provider for CompletionsProvider {
     fn stream(
         &self,
@@ -82,26 +62,21 @@ impl Provider for CompletionsProvider {
         let api_key = options.api_key.as_deref().filter(|k| !k.trim().is_empty());
         if api_key.is_none() && !is_loopback_url(&model.base_url) {
             let text = format!("No API key for provider: {}", model.provider);
-            return failed_before_request(template, ErrorKind::Auth, text);
+            return fail_before_request(template, ErrorKind::Auth, text);
         }
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            let text = "The OpenAI Chat Completions provider needs a Tokio runtime".to_owned();
-            return failed_before_request(template, ErrorKind::Provider, text);
-        };
         let body = to_completions_request(model, &context, &options);
         let request = PostRequest {
             url: completions_url(model),
             headers: request_headers(model, api_key),
             body: body.to_string().into_bytes(),
         };
-        let (sender, stream) = channel(template);
-        let client = self.client.clone();
-        let idle_timeout = self.idle_timeout;
-        let cancel = options.cancel.clone();
-        runtime.spawn(async move {
-            run_sse_stream(&client, request, folder, sender, cancel, idle_timeout).await;
-        });
-        stream
+        start_sse_call(
+            &self.client,
+            request,
+            folder,
+            options.cancel.clone(),
+            self.idle_timeout,
+        )
     }
 }
 

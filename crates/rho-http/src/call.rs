@@ -1,0 +1,53 @@
+//! Starting one streaming model call: what every HTTP provider's `Provider::stream` ends with.
+
+use std::time::Duration;
+
+use rho_ai::{
+    AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, ErrorInfo, ErrorKind,
+    StopReason, channel,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::SseFolder;
+use crate::client::{HttpClient, PostRequest};
+use crate::driver::run_sse_stream;
+
+/// Spawns [`run_sse_stream`] for `request` on the current Tokio runtime and returns its stream.
+/// Without a runtime the stream fails at once (kind `Provider`) and nothing is sent.
+pub fn start_sse_call<F: SseFolder + Sync>(
+    client: &HttpClient,
+    request: PostRequest,
+    folder: F,
+    cancel: CancellationToken,
+    idle_timeout: Duration,
+) -> AssistantMessageEventStream {
+    let template = folder.partial();
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        let text = "A model call needs a Tokio runtime".to_owned();
+        return fail_before_request(template, ErrorKind::Provider, text);
+    };
+    let (sender, stream) = channel(template);
+    let client = client.clone();
+    runtime.spawn(async move {
+        run_sse_stream(&client, request, folder, sender, cancel, idle_timeout).await;
+    });
+    stream
+}
+
+/// A stream that ends at once with an error of `kind` and the content of `message` (nothing was
+/// sent: a missing key, say).
+pub fn fail_before_request(
+    mut message: AssistantMessage,
+    kind: ErrorKind,
+    text: String,
+) -> AssistantMessageEventStream {
+    let (mut sender, stream) = channel(message.clone());
+    message.stop_reason = StopReason::Error;
+    message.error_message = Some(text);
+    message.error_info = Some(ErrorInfo::new(kind));
+    sender.push(AssistantMessageEvent::Error {
+        reason: StopReason::Error,
+        error: message,
+    });
+    stream
+}
