@@ -8,49 +8,16 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
-use rho_agent::{
-    AgentEvent, AgentMessage, AgentTool, LoopConfig, LoopContext, ToolError, ToolOutput,
-    ToolUpdates, run_agent_loop,
-};
+use rho_agent::{AgentEvent, AgentMessage, LoopConfig, LoopContext, run_agent_loop};
 use rho_ai::{ErrorInfo, ErrorKind, Model, StopReason, UserMessage};
 use rho_anthropic::AnthropicProvider;
 use rho_http::HttpClient;
+use rho_testkit::tools::Lookup;
 use rho_testkit::{Chunk, MockResponse, MockServer};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 const KEY: &str = "sk-ant-test-key";
-
-/// Answers `<key>=42`.
-struct Lookup {
-    schema: Value,
-}
-
-#[async_trait]
-impl AgentTool for Lookup {
-    fn name(&self) -> &str {
-        "lookup"
-    }
-    fn description(&self) -> &str {
-        "Look a key up"
-    }
-    fn parameters(&self) -> &Value {
-        &self.schema
-    }
-    async fn execute(
-        &self,
-        _id: &str,
-        args: Value,
-        _cancel: CancellationToken,
-        _updates: ToolUpdates,
-    ) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text(format!(
-            "{}=42",
-            args["key"].as_str().unwrap_or_default()
-        )))
-    }
-}
 
 /// One named SSE event per chunk, as Anthropic sends them.
 fn anthropic_stream(events: &[Value]) -> MockResponse {

@@ -7,6 +7,7 @@ mod common;
 use common::{FIXTURES, Folded, fixture_body, fold, fold_chunks};
 use proptest::prelude::*;
 use rho_ai::AssistantMessageEvent;
+use rho_testkit::fold::split;
 
 /// The events as JSON with every timestamp zeroed (each fold stamps its message when it starts),
 /// plus the outcome's debug text and the kept server blocks.
@@ -36,21 +37,6 @@ fn zeroed(message: &rho_ai::AssistantMessage) -> rho_ai::AssistantMessage {
         timestamp: 0,
         ..message.clone()
     }
-}
-
-/// Splits `body` into pieces of the given sizes, cycling through them.
-fn split<'a>(body: &'a [u8], sizes: &[usize]) -> Vec<&'a [u8]> {
-    let mut pieces = Vec::new();
-    let mut rest = body;
-    for size in sizes.iter().cycle() {
-        if rest.is_empty() {
-            break;
-        }
-        let (piece, tail) = rest.split_at((*size).min(rest.len()));
-        pieces.push(piece);
-        rest = tail;
-    }
-    pieces
 }
 
 #[test]

@@ -8,52 +8,19 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
-use rho_agent::{
-    AgentEvent, AgentMessage, AgentTool, LoopConfig, LoopContext, ToolError, ToolOutput,
-    ToolUpdates, run_agent_loop,
-};
+use rho_agent::{AgentEvent, AgentMessage, LoopConfig, LoopContext, run_agent_loop};
 use rho_ai::{
     AssistantMessage, Context, ErrorInfo, ErrorKind, Model, Provider, StopReason, StreamOptions,
     UserMessage,
 };
 use rho_google::GoogleProvider;
 use rho_http::HttpClient;
+use rho_testkit::tools::Lookup;
 use rho_testkit::{Chunk, MockResponse, MockServer};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 const KEY: &str = "AIza-test-key";
-
-/// Answers `<key>=42`.
-struct Lookup {
-    schema: Value,
-}
-
-#[async_trait]
-impl AgentTool for Lookup {
-    fn name(&self) -> &str {
-        "lookup"
-    }
-    fn description(&self) -> &str {
-        "Look a key up"
-    }
-    fn parameters(&self) -> &Value {
-        &self.schema
-    }
-    async fn execute(
-        &self,
-        _id: &str,
-        args: Value,
-        _cancel: CancellationToken,
-        _updates: ToolUpdates,
-    ) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text(format!(
-            "{}=42",
-            args["key"].as_str().unwrap_or_default()
-        )))
-    }
-}
 
 fn schema() -> Value {
     json!({"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]})

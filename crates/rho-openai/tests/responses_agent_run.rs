@@ -5,17 +5,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
-use rho_agent::{
-    AgentMessage, AgentTool, LoopConfig, LoopContext, ToolError, ToolOutput, ToolUpdates,
-    run_agent_loop,
-};
+use rho_agent::{AgentMessage, LoopConfig, LoopContext, run_agent_loop};
 use rho_ai::{
     AssistantMessage, ContentBlock, Context, ErrorInfo, ErrorKind, Message, Model, ModelCost,
     Provider, StopReason, StreamOptions, TextContent, ThinkingLevel, UserMessage,
 };
 use rho_http::HttpClient;
 use rho_openai::ResponsesProvider;
+use rho_testkit::tools::NoteTool;
 use rho_testkit::{MockResponse, MockServer};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -42,36 +39,6 @@ fn provider() -> Arc<ResponsesProvider> {
         HttpClient::default(),
         Duration::from_secs(10),
     ))
-}
-
-/// Reads a note by name; the only note is `todo`.
-struct NoteTool {
-    parameters: Value,
-}
-
-#[async_trait]
-impl AgentTool for NoteTool {
-    fn name(&self) -> &str {
-        "read_note"
-    }
-    fn description(&self) -> &str {
-        "Read a note"
-    }
-    fn parameters(&self) -> &Value {
-        &self.parameters
-    }
-    async fn execute(
-        &self,
-        _tool_call_id: &str,
-        args: Value,
-        _cancel: CancellationToken,
-        _updates: ToolUpdates,
-    ) -> Result<ToolOutput, ToolError> {
-        match args["name"].as_str() {
-            Some("todo") => Ok(ToolOutput::text("buy milk")),
-            other => Err(ToolError::new(format!("no note {other:?}"))),
-        }
-    }
 }
 
 fn sse(events: &[Value]) -> MockResponse {

@@ -20,9 +20,16 @@
 //! headers and a `content-length` body (no chunked request bodies), answers with a chunked body
 //! and `connection: close`, and never keeps a connection alive. Dropping the server stops it and
 //! every connection it is serving.
+//!
+//! [`fold::fold_sse`] feeds an SSE body, in any chunking, through a provider's `SseFolder` without
+//! HTTP and collects the events, the way the HTTP driver ends a stream. With the `agent` feature,
+//! `tools` holds agent tools with fixed answers for runs of the real agent loop.
 
+pub mod fold;
 mod response;
 mod server;
+#[cfg(feature = "agent")]
+pub mod tools;
 
 pub use response::{Chunk, MockResponse};
 pub use server::{MockServer, RecordedRequest};

@@ -4,9 +4,10 @@
 
 pub mod digest;
 
-use rho_ai::{AssistantMessage, AssistantMessageEvent, Model, ModelCost, StopReason, channel};
+use rho_ai::{AssistantMessage, AssistantMessageEvent, Model, ModelCost};
 use rho_anthropic::AnthropicFolder;
-use rho_http::{Failure, Flow, SseFolder, SseParser};
+use rho_http::Failure;
+use rho_testkit::fold::fold_sse;
 use serde_json::Value;
 
 /// Every recorded Anthropic stream (pi-reference fixtures, described in SOURCES.md).
@@ -80,68 +81,14 @@ pub struct Folded {
     pub server_blocks: Vec<Value>,
 }
 
-/// Feeds `chunks` in order, the way the HTTP driver does: `start`, events until `Flow::Done` or
-/// the end of the body, `finish`, then one terminal event.
+/// Feeds `chunks` in order through an `AnthropicFolder`, the way the HTTP driver does.
 pub fn fold_chunks<'a>(chunks: impl IntoIterator<Item = &'a [u8]>) -> Folded {
     let mut folder = AnthropicFolder::new(&model());
-    let (mut sender, mut stream) = channel(AssistantMessage::empty("", "", ""));
-    folder.start(&mut sender);
-    let mut parser = SseParser::new();
-    let mut failure = None;
-    'body: for chunk in chunks.into_iter().map(Some).chain([None]) {
-        let events = match chunk {
-            Some(bytes) => parser.feed(bytes),
-            None => parser.finish(),
-        };
-        for event in &events {
-            match folder.on_event(event, &mut sender) {
-                Ok(Flow::Continue) => {}
-                Ok(Flow::Done) => break 'body,
-                Err(error) => {
-                    failure = Some(error);
-                    break 'body;
-                }
-            }
-        }
-    }
-    let finished = match failure {
-        Some(error) => Err(error),
-        None => folder.finish(&mut sender),
-    };
-    let outcome = match finished {
-        Ok(message) => {
-            sender.push(AssistantMessageEvent::Done {
-                reason: message.stop_reason,
-                message: message.clone(),
-            });
-            Ok(message)
-        }
-        Err(error) => {
-            let mut partial = folder.partial();
-            partial.stop_reason = StopReason::Error;
-            partial.error_message = Some(error.message.clone());
-            sender.push(AssistantMessageEvent::Error {
-                reason: StopReason::Error,
-                error: partial.clone(),
-            });
-            Err((error, partial))
-        }
-    };
-    let server_blocks = folder.server_blocks().to_vec();
-    drop(sender);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    let mut events = Vec::new();
-    runtime.block_on(async {
-        while let Some(event) = stream.next().await {
-            events.push(event);
-        }
-    });
+    let folded = fold_sse(&mut folder, chunks);
     Folded {
-        events,
-        outcome,
-        server_blocks,
+        events: folded.events,
+        outcome: folded.outcome,
+        server_blocks: folder.server_blocks().to_vec(),
     }
 }
 

@@ -3,9 +3,10 @@
 //! events, the way the HTTP driver does.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use rho_ai::{AssistantMessage, AssistantMessageEvent, Model, ModelCost, StopReason, channel};
+use rho_ai::{AssistantMessage, AssistantMessageEvent, Model, ModelCost};
 use rho_google::GoogleFolder;
-use rho_http::{Failure, Flow, SseFolder, SseParser};
+pub use rho_testkit::fold::Folded;
+use rho_testkit::fold::fold_sse;
 use serde_json::Value;
 
 /// Every recorded Gemini stream (described in SOURCES.md).
@@ -78,73 +79,9 @@ pub fn folder() -> GoogleFolder {
     )
 }
 
-/// What folding one body produced.
-#[derive(Debug)]
-pub struct Folded {
-    /// Every event, the terminal one last.
-    pub events: Vec<AssistantMessageEvent>,
-    /// The final message (`done`) or the failure with the partial message (`error`).
-    pub outcome: Result<AssistantMessage, (Failure, AssistantMessage)>,
-}
-
-/// Feeds `chunks` in order: `start`, events until `Flow::Done` or the end of the body,
-/// `finish`, then one terminal event.
+/// Feeds `chunks` in order through [`folder`], the way the HTTP driver does.
 pub fn fold_chunks<'a>(chunks: impl IntoIterator<Item = &'a [u8]>) -> Folded {
-    let mut folder = folder();
-    let (mut sender, mut stream) = channel(AssistantMessage::empty("", "", ""));
-    folder.start(&mut sender);
-    let mut parser = SseParser::new();
-    let mut failure = None;
-    'body: for chunk in chunks.into_iter().map(Some).chain([None]) {
-        let events = match chunk {
-            Some(bytes) => parser.feed(bytes),
-            None => parser.finish(),
-        };
-        for event in &events {
-            match folder.on_event(event, &mut sender) {
-                Ok(Flow::Continue) => {}
-                Ok(Flow::Done) => break 'body,
-                Err(error) => {
-                    failure = Some(error);
-                    break 'body;
-                }
-            }
-        }
-    }
-    let finished = match failure {
-        Some(error) => Err(error),
-        None => folder.finish(&mut sender),
-    };
-    let outcome = match finished {
-        Ok(message) => {
-            sender.push(AssistantMessageEvent::Done {
-                reason: message.stop_reason,
-                message: message.clone(),
-            });
-            Ok(message)
-        }
-        Err(error) => {
-            let mut partial = folder.partial();
-            partial.stop_reason = StopReason::Error;
-            partial.error_message = Some(error.message.clone());
-            sender.push(AssistantMessageEvent::Error {
-                reason: StopReason::Error,
-                error: partial.clone(),
-            });
-            Err((error, partial))
-        }
-    };
-    drop(sender);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    let mut events = Vec::new();
-    runtime.block_on(async {
-        while let Some(event) = stream.next().await {
-            events.push(event);
-        }
-    });
-    Folded { events, outcome }
+    fold_sse(&mut folder(), chunks)
 }
 
 /// Folds a whole body delivered in one chunk.

@@ -3,11 +3,15 @@
 
 use std::path::PathBuf;
 
-use rho_ai::{
-    AssistantMessage, AssistantMessageEvent, ErrorInfo, Model, ModelCost, StopReason, channel,
-};
-use rho_http::{Flow, SseFolder, SseParser};
+use rho_ai::{AssistantMessage, AssistantMessageEvent, Model, ModelCost};
 use rho_openai::ResponsesFolder;
+
+/// `kinds`: the shape of each event; `comparable`: events with every timestamp zeroed. (Not
+/// every test binary uses both.)
+#[allow(unused_imports)]
+pub use rho_testkit::fold::{event_shapes as kinds, without_timestamps as comparable};
+
+use rho_testkit::fold::{fold_sse, split};
 use serde_json::Value;
 
 /// Every recorded file of the `openai-responses` fixture folder.
@@ -96,58 +100,7 @@ pub struct Folded {
 /// piece if `sizes` is empty), and ends the stream as the HTTP driver does: `done` with the
 /// folder's message, or `error` on its partial message with the failure's text and kind.
 pub fn fold_in_pieces(model: &Model, body: &[u8], sizes: &[usize]) -> Folded {
-    let mut folder = ResponsesFolder::new(model);
-    let (mut sender, mut stream) = channel(folder.partial());
-    folder.start(&mut sender);
-    let mut parser = SseParser::new();
-    let mut events = Vec::new();
-    let mut rest = body;
-    let mut size = sizes.iter().copied().filter(|s| *s > 0).cycle();
-    while !rest.is_empty() {
-        let n = size.next().unwrap_or(rest.len()).min(rest.len());
-        let (piece, tail) = rest.split_at(n);
-        events.extend(parser.feed(piece));
-        rest = tail;
-    }
-    events.extend(parser.finish());
-    let outcome = 'read: {
-        for event in &events {
-            match folder.on_event(event, &mut sender) {
-                Ok(Flow::Continue) => {}
-                Ok(Flow::Done) => break 'read folder.finish(&mut sender),
-                Err(failure) => break 'read Err(failure),
-            }
-        }
-        folder.finish(&mut sender)
-    };
-    let terminal = match outcome {
-        Ok(message) => AssistantMessageEvent::Done {
-            reason: message.stop_reason,
-            message,
-        },
-        Err(failure) => {
-            let mut error = folder.partial();
-            error.stop_reason = StopReason::Error;
-            error.error_message = Some(failure.message);
-            error.error_info = Some(ErrorInfo::new(failure.kind));
-            AssistantMessageEvent::Error {
-                reason: StopReason::Error,
-                error,
-            }
-        }
-    };
-    sender.push(terminal);
-    drop(sender);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    let events = runtime.block_on(async {
-        let mut events = Vec::new();
-        while let Some(event) = stream.next().await {
-            events.push(event);
-        }
-        events
-    });
+    let events = fold_sse(&mut ResponsesFolder::new(model), split(body, sizes)).events;
     let message = events
         .last()
         .and_then(AssistantMessageEvent::terminal_message)
@@ -165,41 +118,4 @@ pub fn fold_fixture(model: &Model, name: &str) -> Folded {
 pub fn fold_events(model: &Model, events: &[Value]) -> Folded {
     let payloads: Vec<String> = events.iter().map(Value::to_string).collect();
     fold_in_pieces(model, &data_body(payloads.iter().map(String::as_str)), &[])
-}
-
-/// `(event type, contentIndex, delta)` of each event: its shape without the snapshots.
-pub fn kinds(events: &[AssistantMessageEvent]) -> Vec<(String, Option<u64>, Option<String>)> {
-    events
-        .iter()
-        .map(|event| {
-            let json = serde_json::to_value(event).unwrap();
-            (
-                json["type"].as_str().unwrap().to_owned(),
-                json.get("contentIndex").and_then(Value::as_u64),
-                json.get("delta").and_then(Value::as_str).map(str::to_owned),
-            )
-        })
-        .collect()
-}
-
-/// Events as JSON with every `timestamp` zeroed, so two folds made at different instants compare.
-pub fn comparable(events: &[AssistantMessageEvent]) -> Value {
-    fn zero(value: &mut Value) {
-        match value {
-            Value::Object(map) => {
-                for (key, item) in map.iter_mut() {
-                    if key == "timestamp" {
-                        *item = Value::from(0);
-                    } else {
-                        zero(item);
-                    }
-                }
-            }
-            Value::Array(items) => items.iter_mut().for_each(zero),
-            _ => {}
-        }
-    }
-    let mut json = serde_json::to_value(events).unwrap();
-    zero(&mut json);
-    json
 }
