@@ -2,7 +2,7 @@
 //! subscriptions, abort and the failure path of a context hook.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

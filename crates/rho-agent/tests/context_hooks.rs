@@ -2,7 +2,7 @@
 //! from an existing context, and the options passed to the provider (pi-reference §9.1–9.2).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

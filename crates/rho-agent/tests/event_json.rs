@@ -2,7 +2,7 @@
 //! `durationMs`, and streaming of tool-call arguments (§10 items 2, 6, 20).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -1,7 +1,7 @@
 //! Event orders of pi-reference §3.3 (a), (b), (c), (g) and (j), as whole normalized sequences.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

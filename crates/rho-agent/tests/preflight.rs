@@ -2,7 +2,7 @@
 //! valid, allowed; and what happens when a tool or hook fails.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -1,7 +1,7 @@
 //! Steering and follow-up delivery (pi-reference §3.3 h–i, §10 items 14–16).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

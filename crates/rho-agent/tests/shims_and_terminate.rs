@@ -2,7 +2,7 @@
 //! edges (pi-reference §3.3 d–f, j; contract §3).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

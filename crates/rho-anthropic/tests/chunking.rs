@@ -2,7 +2,7 @@
 //! same events and the same final message as when it arrives whole.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{FIXTURES, Folded, fixture_body, fold, fold_chunks};
 use proptest::prelude::*;

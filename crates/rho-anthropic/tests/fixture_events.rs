@@ -2,7 +2,7 @@
 //! arguments in every partial, and blocks whose deltas add up to their end content.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{cost, fixture_body, fold, kinds, model, strings};
 use rho_ai::{

@@ -2,7 +2,7 @@
 //! a `common::digest::Digest`: long strings abbreviated as SOURCES.md writes them, the rest whole).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::digest::{
     Digest, ServerBlock, digest, redacted, server, server_digest, text, thinking, tool,

@@ -1,7 +1,7 @@
 //! `AnthropicProvider` over a loopback server: what it sends, and how it fails.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

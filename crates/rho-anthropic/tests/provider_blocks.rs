@@ -2,7 +2,7 @@
 //! the same model, in the place they stood, and never become tool calls rho would run.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! The exact Anthropic request for a rho context: body, headers and endpoint.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! and `temperature` only while thinking is off.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{assert_json, model};
 use rho_ai::{Context, Model, StreamOptions, ThinkingLevel};

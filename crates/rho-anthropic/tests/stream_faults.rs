@@ -2,7 +2,7 @@
 //! failure classified where it arises and the content streamed so far kept.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{fixture_body, fold, kinds, strings};
 use rho_ai::{ContentBlock, ErrorKind, StopReason, TextContent, ToolCall};

@@ -3,7 +3,7 @@
 //! response id, `toolUse` whenever a call was made.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{checked_text, expected_message, fixture_body, fold, kinds, strings, usage};
 use rho_ai::{

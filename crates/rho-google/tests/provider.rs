@@ -3,7 +3,7 @@
 //! `RESOURCE_EXHAUSTED` is one request and one rate-limit error; a missing key sends nothing.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

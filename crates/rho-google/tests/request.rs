@@ -3,7 +3,7 @@
 //! the system instruction, function declarations and the generation config.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

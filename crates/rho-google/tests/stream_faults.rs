@@ -2,7 +2,7 @@
 //! failure classified where it arises and the content streamed so far kept.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{expected_message, fold, gemini_body, kinds, model, strings};
 use rho_ai::{AssistantMessage, ContentBlock, ErrorKind, StopReason, TextContent, ToolCall, Usage};

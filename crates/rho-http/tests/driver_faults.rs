@@ -2,7 +2,7 @@
 //! `run_sse_stream` against the loopback mock server: every failure a provider meets ends in
 //! exactly one terminal event of the right kind, keeping the content streamed so far.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

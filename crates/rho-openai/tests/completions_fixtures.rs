@@ -1,7 +1,7 @@
 //! Every recorded `openai-chat` stream folds into the final message SOURCES.md describes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{fold_fixture, kinds, model, priced};
 use rho_ai::{

@@ -1,7 +1,7 @@
 //! However the network cuts a body into pieces, the fold is the same.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{FIXTURES, Folded, comparable, fixture_body, fold_in_pieces, model};
 use proptest::prelude::*;

@@ -2,7 +2,7 @@
 //! OpenRouter encrypted reasoning, cache-write usage.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{fold_in_pieces, kinds, model};
 use rho_ai::{AssistantMessage, ContentBlock, ErrorInfo, ErrorKind, StopReason, ToolCall, Usage};

@@ -1,7 +1,7 @@
 //! Every recorded `openai-responses` stream folds into the final message SOURCES.md describes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod responses_common;
+use crate::responses_common;
 
 use responses_common::{done_item, fold_fixture, kinds, model};
 use rho_ai::{

@@ -2,7 +2,7 @@
 //! items, tool-call id rules across models, reasoning switches and headers.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod responses_common;
+use crate::responses_common;
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! However the network cuts a Responses body into pieces, the fold is the same.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod responses_common;
+use crate::responses_common;
 
 use proptest::prelude::*;
 use responses_common::{FIXTURES, Folded, comparable, fixture_body, fold_in_pieces, model};

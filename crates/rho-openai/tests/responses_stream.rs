@@ -2,7 +2,7 @@
 //! data, cancelled responses, hosted-tool items and early ends.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod responses_common;
+use crate::responses_common;
 
 use responses_common::{fold_events, fold_in_pieces, kinds, model};
 use rho_ai::{

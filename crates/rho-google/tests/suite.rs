@@ -1,0 +1,10 @@
+//! The crate's integration tests, one module per concern, linked into one test binary
+//! (one link instead of one per file: less time and disk for `cargo test`).
+
+mod common;
+
+mod chunking;
+mod fixtures;
+mod provider;
+mod request;
+mod stream_faults;

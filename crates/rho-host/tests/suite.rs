@@ -1,0 +1,17 @@
+//! The crate's integration tests, one module per concern, linked into one test binary
+//! (one link instead of one per file: less time and disk for `cargo test`).
+
+mod bash_tool;
+mod cross_provider;
+mod edit_diff;
+mod edit_tool;
+mod find_tool;
+mod grep_tool;
+mod ls_tool;
+mod read_images;
+mod read_tool;
+mod search_vs_rg;
+mod session_budget;
+mod session_events;
+mod session_retry;
+mod write_tool;
