@@ -1,11 +1,14 @@
 //! The assistant-message event stream (pi-reference §2.2).
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::content::ToolCall;
 use crate::message::{AssistantMessage, StopReason};
 
-/// One event of a provider's response stream. `partial` is a snapshot of the message so far.
+/// One event of a provider's response stream. `partial` is a snapshot of the message so far,
+/// shared, not copied (see [`crate::partial::PartialMessage`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(
     tag = "type",
@@ -16,14 +19,14 @@ pub enum AssistantMessageEvent {
     /// Response headers arrived; nothing streamed yet.
     Start {
         /// The empty message.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// A text block was appended at `content_index`.
     TextStart {
         /// Index in `partial.content`.
         content_index: usize,
         /// Snapshot.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// Text appended to a block.
     TextDelta {
@@ -32,7 +35,7 @@ pub enum AssistantMessageEvent {
         /// The new text.
         delta: String,
         /// Snapshot.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// A text block finished.
     TextEnd {
@@ -41,14 +44,14 @@ pub enum AssistantMessageEvent {
         /// The block's full text.
         content: String,
         /// Snapshot.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// A thinking block was appended.
     ThinkingStart {
         /// Index in `partial.content`.
         content_index: usize,
         /// Snapshot.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// Thinking appended to a block.
     ThinkingDelta {
@@ -57,7 +60,7 @@ pub enum AssistantMessageEvent {
         /// The new text.
         delta: String,
         /// Snapshot.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// A thinking block finished.
     ThinkingEnd {
@@ -66,7 +69,7 @@ pub enum AssistantMessageEvent {
         /// The block's full text.
         content: String,
         /// Snapshot.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// A tool-call block was appended.
     #[serde(rename = "toolcall_start")]
@@ -74,7 +77,7 @@ pub enum AssistantMessageEvent {
         /// Index in `partial.content`.
         content_index: usize,
         /// Snapshot.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// A raw JSON fragment of the arguments.
     #[serde(rename = "toolcall_delta")]
@@ -84,7 +87,7 @@ pub enum AssistantMessageEvent {
         /// Raw JSON fragment (may be empty).
         delta: String,
         /// Snapshot, with best-effort parsed arguments.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// A tool call is complete (parsed, not validated).
     #[serde(rename = "toolcall_end")]
@@ -94,7 +97,7 @@ pub enum AssistantMessageEvent {
         /// The final call.
         tool_call: ToolCall,
         /// Snapshot.
-        partial: AssistantMessage,
+        partial: Arc<AssistantMessage>,
     },
     /// Terminal: success.
     Done {
@@ -123,7 +126,7 @@ impl AssistantMessageEvent {
     }
 
     /// The partial snapshot, for non-terminal events.
-    pub fn partial(&self) -> Option<&AssistantMessage> {
+    pub fn partial(&self) -> Option<&Arc<AssistantMessage>> {
         use AssistantMessageEvent as E;
         match self {
             E::Start { partial }

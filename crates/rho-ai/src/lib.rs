@@ -11,6 +11,7 @@ pub mod event;
 pub mod faux;
 pub mod message;
 pub mod model;
+pub mod partial;
 pub mod partial_json;
 pub mod provider;
 pub mod stream;
@@ -24,5 +25,6 @@ pub use message::{
     UserContent, UserMessage, now_ms,
 };
 pub use model::{Context, Model, ModelCost, ThinkingLevel, ToolSpec};
+pub use partial::PartialMessage;
 pub use provider::{Provider, StreamOptions};
 pub use stream::{AssistantMessageEventStream, StreamSender, channel};

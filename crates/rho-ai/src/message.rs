@@ -183,8 +183,9 @@ impl Usage {
 pub struct ProviderBlock {
     /// Index in `content` before which the block stood (`content.len()` = after the last).
     pub position: usize,
-    /// The block as the provider sent it.
-    pub block: Value,
+    /// The block as the provider sent it (shared: a snapshot per streamed delta must not copy a
+    /// page of search results each time).
+    pub block: Arc<Value>,
 }
 
 /// A model response (pi-reference §1.3).

@@ -1,5 +1,7 @@
 //! The stream object a provider returns (pi-reference §2.1): events, then exactly one terminal event.
 
+use std::sync::{Arc, Weak};
+
 use tokio::sync::mpsc;
 
 use crate::event::AssistantMessageEvent;
@@ -9,12 +11,13 @@ use crate::message::{AssistantMessage, StopReason};
 pub const STREAM_ENDED_EARLY: &str = "Provider stream ended without a terminal event";
 
 /// Creates a connected sender/stream pair. `template` is the message the stream fails with if the
-/// sender is dropped before any event carried a partial message.
+/// sender is dropped while no snapshot of the partial message is alive.
 pub fn channel(template: AssistantMessage) -> (StreamSender, AssistantMessageEventStream) {
     let (tx, rx) = mpsc::unbounded_channel();
     let sender = StreamSender {
         tx,
-        last: template,
+        template,
+        last: Weak::new(),
         finished: false,
     };
     let stream = AssistantMessageEventStream {
@@ -30,7 +33,11 @@ pub fn channel(template: AssistantMessage) -> (StreamSender, AssistantMessageEve
 #[derive(Debug)]
 pub struct StreamSender {
     tx: mpsc::UnboundedSender<AssistantMessageEvent>,
-    last: AssistantMessage,
+    /// The failure message if no snapshot is alive any more.
+    template: AssistantMessage,
+    /// The last snapshot sent, held weakly: a strong reference would force the producer to copy
+    /// the whole message on its next change.
+    last: Weak<AssistantMessage>,
     finished: bool,
 }
 
@@ -41,7 +48,7 @@ impl StreamSender {
             return;
         }
         if let Some(partial) = event.partial() {
-            self.last.clone_from(partial);
+            self.last = Arc::downgrade(partial);
         }
         if event.terminal_message().is_some() {
             self.finished = true;
@@ -61,7 +68,10 @@ impl Drop for StreamSender {
         if self.finished {
             return;
         }
-        let mut error = std::mem::replace(&mut self.last, AssistantMessage::empty("", "", ""));
+        let mut error = match self.last.upgrade() {
+            Some(last) => AssistantMessage::clone(&last),
+            None => std::mem::replace(&mut self.template, AssistantMessage::empty("", "", "")),
+        };
         error.stop_reason = StopReason::Error;
         error.error_message = Some(STREAM_ENDED_EARLY.to_owned());
         error.error_info = Some(crate::error::ErrorInfo::new(

@@ -186,14 +186,14 @@ fn convert_assistant(assistant: &AssistantMessage) -> Option<Value> {
             .provider_blocks
             .iter()
             .filter(|p| p.position == position);
-        content.extend(before.map(|p| p.block.clone()));
+        content.extend(before.map(|p| Value::clone(&p.block)));
         content.extend(block);
     }
     let trailing = assistant
         .provider_blocks
         .iter()
         .filter(|p| p.position >= assistant.content.len());
-    content.extend(trailing.map(|p| p.block.clone()));
+    content.extend(trailing.map(|p| Value::clone(&p.block)));
     (!content.is_empty()).then(|| json!({"role": "assistant", "content": content}))
 }
 

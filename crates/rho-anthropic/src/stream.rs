@@ -9,7 +9,7 @@
 mod blocks;
 
 use rho_ai::AssistantMessageEvent as E;
-use rho_ai::{AssistantMessage, ErrorKind, Model, StreamSender};
+use rho_ai::{AssistantMessage, ErrorKind, Model, PartialMessage, StreamSender};
 use rho_http::{Failure, Flow, SseEvent, SseFolder};
 use serde_json::Value;
 
@@ -35,7 +35,7 @@ const HANDLED: [&str; 6] = [
 #[derive(Debug)]
 pub struct AnthropicFolder {
     model: Model,
-    message: AssistantMessage,
+    message: PartialMessage,
     /// Open blocks by Anthropic `index`.
     open: Vec<(u64, Slot)>,
     server_blocks: Vec<Value>,
@@ -49,7 +49,11 @@ impl AnthropicFolder {
     pub fn new(model: &Model) -> Self {
         AnthropicFolder {
             model: model.clone(),
-            message: AssistantMessage::empty(&model.api, &model.provider, &model.id),
+            message: PartialMessage::new(AssistantMessage::empty(
+                &model.api,
+                &model.provider,
+                &model.id,
+            )),
             open: Vec::new(),
             server_blocks: Vec::new(),
             saw_message_stop: false,
@@ -117,7 +121,7 @@ fn parse_event(name: &str, data: &str) -> Result<Value, Failure> {
 impl SseFolder for AnthropicFolder {
     fn start(&mut self, out: &mut StreamSender) {
         out.push(E::Start {
-            partial: self.message.clone(),
+            partial: self.message.snapshot(),
         });
     }
 
@@ -186,11 +190,11 @@ impl SseFolder for AnthropicFolder {
         if let Some(failure) = self.failed_stop.take() {
             return Err(failure);
         }
-        Ok(self.message.clone())
+        Ok(self.message.to_message())
     }
 
     fn partial(&self) -> AssistantMessage {
-        self.message.clone()
+        self.message.to_message()
     }
 
     fn classify_http_error(&self, status: u16, body: &str) -> ErrorKind {

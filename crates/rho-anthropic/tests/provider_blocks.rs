@@ -54,11 +54,15 @@ fn server_blocks_are_kept_in_place_and_are_never_tool_calls() {
         vec![
             ProviderBlock {
                 position: 1,
-                block: json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "rust"}}),
+                block: Arc::new(
+                    json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "rust"}})
+                ),
             },
             ProviderBlock {
                 position: 1,
-                block: json!({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}),
+                block: Arc::new(
+                    json!({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []})
+                ),
             },
         ]
     );

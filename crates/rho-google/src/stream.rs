@@ -12,7 +12,9 @@ mod parts;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rho_ai::AssistantMessageEvent as E;
-use rho_ai::{AssistantMessage, ErrorKind, Model, StopReason, StreamSender, now_ms};
+use rho_ai::{
+    AssistantMessage, ErrorKind, Model, PartialMessage, StopReason, StreamSender, now_ms,
+};
 use rho_http::{Failure, Flow, SseEvent, SseFolder};
 use serde_json::Value;
 
@@ -40,7 +42,7 @@ pub fn generate_tool_call_id(name: &str) -> String {
 /// Folds one Gemini stream into an [`AssistantMessage`].
 pub struct GoogleFolder {
     model: Model,
-    message: AssistantMessage,
+    message: PartialMessage,
     /// The text or thinking block being appended to (always the last content block).
     open: Option<Open>,
     /// Vertex streamed arguments: the index of the tool call still receiving `partialArgs`.
@@ -72,7 +74,11 @@ impl GoogleFolder {
         GoogleFolder {
             model: model.clone(),
             // pi hard-codes the api of this adapter's messages.
-            message: AssistantMessage::empty("google-generative-ai", &model.provider, &model.id),
+            message: PartialMessage::new(AssistantMessage::empty(
+                "google-generative-ai",
+                &model.provider,
+                &model.id,
+            )),
             open: None,
             streaming_call: None,
             finish: None,
@@ -166,7 +172,7 @@ fn in_stream_error(chunk: &Value, error: &Value) -> Failure {
 impl SseFolder for GoogleFolder {
     fn start(&mut self, out: &mut StreamSender) {
         out.push(E::Start {
-            partial: self.message.clone(),
+            partial: self.message.snapshot(),
         });
     }
 
@@ -188,12 +194,12 @@ impl SseFolder for GoogleFolder {
         match &self.finish {
             None => Err(Failure::new(ErrorKind::StreamCut, ENDED_EARLY)),
             Some(FinishOutcome::Failed(kind)) => Err(Failure::new(*kind, UNKNOWN_ERROR)),
-            Some(FinishOutcome::Ok(_)) => Ok(self.message.clone()),
+            Some(FinishOutcome::Ok(_)) => Ok(self.message.to_message()),
         }
     }
 
     fn partial(&self) -> AssistantMessage {
-        self.message.clone()
+        self.message.to_message()
     }
 
     fn classify_http_error(&self, status: u16, body: &str) -> ErrorKind {

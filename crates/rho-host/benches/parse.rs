@@ -32,24 +32,30 @@ fn model(api: &str) -> Model {
     }
 }
 
-/// Folds `body` exactly as the HTTP driver does, draining the events.
+/// Folds `body` exactly as the HTTP driver does, with a consumer that takes each event as it
+/// comes and drops it (as the JSON printer does), so snapshots are shared, not copied.
 fn fold(mut folder: impl SseFolder, body: &[u8]) -> usize {
     let (mut sender, mut stream) = channel(AssistantMessage::empty("", "", ""));
+    let mut count = 0;
+    let mut drain = |stream: &mut rho_ai::AssistantMessageEventStream| {
+        while let Ok(Some(())) = futures_lite_poll(stream) {
+            count += 1;
+        }
+    };
     folder.start(&mut sender);
     let mut parser = SseParser::new();
     let mut events = parser.feed(body);
     events.extend(parser.finish());
     for event in &events {
-        if let Ok(Flow::Done) | Err(_) = folder.on_event(event, &mut sender) {
+        let flow = folder.on_event(event, &mut sender);
+        drain(&mut stream);
+        if let Ok(Flow::Done) | Err(_) = flow {
             break;
         }
     }
     let _ = folder.finish(&mut sender);
     drop(sender);
-    let mut count = 0;
-    while let Ok(Some(_)) = futures_lite_poll(&mut stream) {
-        count += 1;
-    }
+    drain(&mut stream);
     count
 }
 

@@ -9,6 +9,7 @@ use crate::error::{ErrorInfo, ErrorKind};
 use crate::event::AssistantMessageEvent as E;
 use crate::message::{AssistantMessage, StopReason};
 use crate::model::Context;
+use crate::partial::PartialMessage;
 use crate::stream::StreamSender;
 
 /// The abort text every provider uses.
@@ -42,7 +43,7 @@ impl FauxStream {
                 return;
             }
         };
-        let mut partial = self.template.clone();
+        let mut partial = PartialMessage::new(self.template.clone());
         let streamed = self.stream_blocks(&scripted, &mut partial).await;
         // Every provider re-checks for cancellation before `done` (pi-reference §2.2).
         if streamed.is_err() || self.cancel.is_cancelled() {
@@ -51,14 +52,14 @@ impl FauxStream {
             partial.error_info = Some(ErrorInfo::new(ErrorKind::Aborted));
             self.sender.push(E::Error {
                 reason: StopReason::Aborted,
-                error: partial,
+                error: partial.to_message(),
             });
             return;
         }
         let mut message = scripted;
-        message.api = partial.api;
-        message.provider = partial.provider;
-        message.model = partial.model;
+        message.api.clone_from(&partial.api);
+        message.provider.clone_from(&partial.provider);
+        message.model.clone_from(&partial.model);
         message.timestamp = partial.timestamp;
         if self.simulate_usage {
             let output = estimate_blocks_tokens(&message.content);
@@ -91,11 +92,11 @@ impl FauxStream {
     async fn stream_blocks(
         &mut self,
         scripted: &AssistantMessage,
-        partial: &mut AssistantMessage,
+        partial: &mut PartialMessage,
     ) -> Result<(), Aborted> {
         self.checkpoint().await?;
         self.sender.push(E::Start {
-            partial: partial.clone(),
+            partial: partial.snapshot(),
         });
         for block in &scripted.content {
             let index = partial.content.len();
@@ -115,7 +116,7 @@ impl FauxStream {
         &mut self,
         text: &TextContent,
         index: usize,
-        partial: &mut AssistantMessage,
+        partial: &mut PartialMessage,
     ) -> Result<(), Aborted> {
         partial.content.push(ContentBlock::Text(TextContent {
             text: String::new(),
@@ -123,7 +124,7 @@ impl FauxStream {
         }));
         self.sender.push(E::TextStart {
             content_index: index,
-            partial: partial.clone(),
+            partial: partial.snapshot(),
         });
         for chunk in chunks(&text.text, self.chunk_chars) {
             self.checkpoint().await?;
@@ -133,13 +134,13 @@ impl FauxStream {
             self.sender.push(E::TextDelta {
                 content_index: index,
                 delta: chunk.to_owned(),
-                partial: partial.clone(),
+                partial: partial.snapshot(),
             });
         }
         self.sender.push(E::TextEnd {
             content_index: index,
             content: text.text.clone(),
-            partial: partial.clone(),
+            partial: partial.snapshot(),
         });
         Ok(())
     }
@@ -148,7 +149,7 @@ impl FauxStream {
         &mut self,
         thinking: &ThinkingContent,
         index: usize,
-        partial: &mut AssistantMessage,
+        partial: &mut PartialMessage,
     ) -> Result<(), Aborted> {
         partial
             .content
@@ -158,7 +159,7 @@ impl FauxStream {
             }));
         self.sender.push(E::ThinkingStart {
             content_index: index,
-            partial: partial.clone(),
+            partial: partial.snapshot(),
         });
         for chunk in chunks(&thinking.thinking, self.chunk_chars) {
             self.checkpoint().await?;
@@ -168,13 +169,13 @@ impl FauxStream {
             self.sender.push(E::ThinkingDelta {
                 content_index: index,
                 delta: chunk.to_owned(),
-                partial: partial.clone(),
+                partial: partial.snapshot(),
             });
         }
         self.sender.push(E::ThinkingEnd {
             content_index: index,
             content: thinking.thinking.clone(),
-            partial: partial.clone(),
+            partial: partial.snapshot(),
         });
         Ok(())
     }
@@ -185,7 +186,7 @@ impl FauxStream {
         &mut self,
         call: &ToolCall,
         index: usize,
-        partial: &mut AssistantMessage,
+        partial: &mut PartialMessage,
     ) -> Result<(), Aborted> {
         partial.content.push(ContentBlock::ToolCall(ToolCall {
             arguments: serde_json::Value::Object(serde_json::Map::new()),
@@ -193,7 +194,7 @@ impl FauxStream {
         }));
         self.sender.push(E::ToolCallStart {
             content_index: index,
-            partial: partial.clone(),
+            partial: partial.snapshot(),
         });
         let json = call.arguments.to_string();
         for chunk in chunks(&json, self.chunk_chars) {
@@ -201,7 +202,7 @@ impl FauxStream {
             self.sender.push(E::ToolCallDelta {
                 content_index: index,
                 delta: chunk.to_owned(),
-                partial: partial.clone(),
+                partial: partial.snapshot(),
             });
         }
         if let Some(slot) = partial.content.get_mut(index) {
@@ -210,7 +211,7 @@ impl FauxStream {
         self.sender.push(E::ToolCallEnd {
             content_index: index,
             tool_call: call.clone(),
-            partial: partial.clone(),
+            partial: partial.snapshot(),
         });
         Ok(())
     }

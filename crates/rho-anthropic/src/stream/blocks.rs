@@ -104,7 +104,7 @@ impl AnthropicFolder {
                 json: String::new(),
             },
         ));
-        let partial = self.message.clone();
+        let partial = self.message.snapshot();
         out.push(if is_tool {
             E::ToolCallStart {
                 content_index: position,
@@ -153,7 +153,7 @@ impl AnthropicFolder {
             }
             _ => return,
         };
-        let (content_index, delta, partial) = (position, delta.to_owned(), self.message.clone());
+        let (content_index, delta, partial) = (position, delta.to_owned(), self.message.snapshot());
         out.push(if is_text {
             E::TextDelta {
                 content_index,
@@ -203,7 +203,7 @@ impl AnthropicFolder {
                     out.push(E::ToolCallDelta {
                         content_index: position,
                         delta: fragment.to_owned(),
-                        partial: self.message.clone(),
+                        partial: self.message.snapshot(),
                     });
                 }
             }
@@ -239,7 +239,7 @@ impl AnthropicFolder {
                 }
                 self.message.provider_blocks.push(rho_ai::ProviderBlock {
                     position,
-                    block: block.clone(),
+                    block: std::sync::Arc::new(block.clone()),
                 });
                 self.server_blocks.push(block);
             }
@@ -266,7 +266,7 @@ impl AnthropicFolder {
             }
             Some(ContentBlock::Image(_)) | None => return,
         };
-        let (content_index, partial) = (position, self.message.clone());
+        let (content_index, partial) = (position, self.message.snapshot());
         out.push(match ended {
             Ended::Text(content) => E::TextEnd {
                 content_index,

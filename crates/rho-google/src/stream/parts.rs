@@ -42,12 +42,12 @@ impl GoogleFolder {
             (Open::Text, Some(ContentBlock::Text(text))) => E::TextEnd {
                 content_index,
                 content: text.text.clone(),
-                partial: self.message.clone(),
+                partial: self.message.snapshot(),
             },
             (Open::Thinking, Some(ContentBlock::Thinking(thinking))) => E::ThinkingEnd {
                 content_index,
                 content: thinking.thinking.clone(),
-                partial: self.message.clone(),
+                partial: self.message.snapshot(),
             },
             _ => return,
         };
@@ -77,7 +77,7 @@ impl GoogleFolder {
             self.message.content.push(block);
             self.open = Some(kind);
             let content_index = self.last_index();
-            let partial = self.message.clone();
+            let partial = self.message.snapshot();
             out.push(match kind {
                 Open::Text => E::TextStart {
                     content_index,
@@ -107,7 +107,7 @@ impl GoogleFolder {
         }
         let content_index = self.last_index();
         let delta = text.to_owned();
-        let partial = self.message.clone();
+        let partial = self.message.snapshot();
         out.push(match kind {
             Open::Text => E::TextDelta {
                 content_index,
@@ -168,7 +168,7 @@ impl GoogleFolder {
         self.message.content.push(ContentBlock::ToolCall(tool_call));
         out.push(E::ToolCallStart {
             content_index: self.last_index(),
-            partial: self.message.clone(),
+            partial: self.message.snapshot(),
         });
         if continues {
             self.streaming_call = Some(self.last_index());
@@ -194,12 +194,12 @@ impl GoogleFolder {
         out.push(E::ToolCallDelta {
             content_index,
             delta: tool_call.arguments.to_string(),
-            partial: self.message.clone(),
+            partial: self.message.snapshot(),
         });
         out.push(E::ToolCallEnd {
             content_index,
             tool_call,
-            partial: self.message.clone(),
+            partial: self.message.snapshot(),
         });
     }
 }

@@ -111,7 +111,7 @@ impl TextFolder {
 impl SseFolder for TextFolder {
     fn start(&mut self, out: &mut StreamSender) {
         out.push(AssistantMessageEvent::Start {
-            partial: self.message.clone(),
+            partial: self.message.clone().into(),
         });
     }
 
@@ -133,7 +133,7 @@ impl SseFolder for TextFolder {
             self.message.content.push(ContentBlock::text(""));
             out.push(AssistantMessageEvent::TextStart {
                 content_index: 0,
-                partial: self.message.clone(),
+                partial: self.message.clone().into(),
             });
         }
         let text = self.text() + &delta;
@@ -141,7 +141,7 @@ impl SseFolder for TextFolder {
         out.push(AssistantMessageEvent::TextDelta {
             content_index: 0,
             delta,
-            partial: self.message.clone(),
+            partial: self.message.clone().into(),
         });
         Ok(Flow::Continue)
     }
@@ -154,7 +154,7 @@ impl SseFolder for TextFolder {
             out.push(AssistantMessageEvent::TextEnd {
                 content_index: 0,
                 content: self.text(),
-                partial: self.message.clone(),
+                partial: self.message.clone().into(),
             });
         }
         if !self.done {
@@ -174,13 +174,13 @@ impl SseFolder for TextFolder {
 /// The events of a successful stream of `deltas` (start, text events, done).
 pub fn success_events(deltas: &[&str]) -> Vec<AssistantMessageEvent> {
     let mut events = vec![AssistantMessageEvent::Start {
-        partial: template(),
+        partial: template().into(),
     }];
     let mut opened = template();
     opened.content.push(ContentBlock::text(""));
     events.push(AssistantMessageEvent::TextStart {
         content_index: 0,
-        partial: opened,
+        partial: opened.into(),
     });
     let mut text = String::new();
     for delta in deltas {
@@ -188,13 +188,13 @@ pub fn success_events(deltas: &[&str]) -> Vec<AssistantMessageEvent> {
         events.push(AssistantMessageEvent::TextDelta {
             content_index: 0,
             delta: (*delta).to_owned(),
-            partial: with_text(&text),
+            partial: with_text(&text).into(),
         });
     }
     events.push(AssistantMessageEvent::TextEnd {
         content_index: 0,
         content: text.clone(),
-        partial: with_text(&text),
+        partial: with_text(&text).into(),
     });
     events.push(AssistantMessageEvent::Done {
         reason: StopReason::Stop,

@@ -6,8 +6,8 @@
 
 use rho_ai::partial_json::parse_streaming_json;
 use rho_ai::{
-    AssistantMessage, AssistantMessageEvent as E, ContentBlock, ErrorKind, Model, StreamSender,
-    ThinkingContent, ToolCall,
+    AssistantMessage, AssistantMessageEvent as E, ContentBlock, ErrorKind, Model, PartialMessage,
+    StreamSender, ThinkingContent, ToolCall,
 };
 use rho_http::{Failure, Flow, SseEvent, SseFolder};
 use serde_json::{Map, Value};
@@ -36,7 +36,7 @@ struct CallState {
 #[derive(Debug)]
 pub struct CompletionsFolder {
     model: Model,
-    output: AssistantMessage,
+    output: PartialMessage,
     text: Option<usize>,
     thinking: Option<usize>,
     calls: Vec<CallState>,
@@ -51,7 +51,11 @@ impl CompletionsFolder {
     pub fn new(model: &Model) -> Self {
         CompletionsFolder {
             model: model.clone(),
-            output: AssistantMessage::empty(&model.api, &model.provider, &model.id),
+            output: PartialMessage::new(AssistantMessage::empty(
+                &model.api,
+                &model.provider,
+                &model.id,
+            )),
             text: None,
             thinking: None,
             calls: Vec::new(),
@@ -131,7 +135,7 @@ impl CompletionsFolder {
                 self.text = Some(index);
                 out.push(E::TextStart {
                     content_index: index,
-                    partial: self.output.clone(),
+                    partial: self.output.snapshot(),
                 });
                 index
             }
@@ -142,7 +146,7 @@ impl CompletionsFolder {
         out.push(E::TextDelta {
             content_index: index,
             delta: text.to_owned(),
-            partial: self.output.clone(),
+            partial: self.output.snapshot(),
         });
     }
 
@@ -161,7 +165,7 @@ impl CompletionsFolder {
                 self.thinking = Some(index);
                 out.push(E::ThinkingStart {
                     content_index: index,
-                    partial: self.output.clone(),
+                    partial: self.output.snapshot(),
                 });
                 index
             }
@@ -172,7 +176,7 @@ impl CompletionsFolder {
         out.push(E::ThinkingDelta {
             content_index: index,
             delta: text.to_owned(),
-            partial: self.output.clone(),
+            partial: self.output.snapshot(),
         });
     }
 
@@ -230,7 +234,7 @@ impl CompletionsFolder {
                 });
                 out.push(E::ToolCallStart {
                     content_index,
-                    partial: self.output.clone(),
+                    partial: self.output.snapshot(),
                 });
                 self.calls.len() - 1
             }
@@ -258,7 +262,7 @@ impl CompletionsFolder {
         out.push(E::ToolCallDelta {
             content_index,
             delta: args,
-            partial: self.output.clone(),
+            partial: self.output.snapshot(),
         });
     }
 
@@ -309,17 +313,17 @@ impl CompletionsFolder {
                 ContentBlock::Text(t) => E::TextEnd {
                     content_index: index,
                     content: t.text.clone(),
-                    partial: self.output.clone(),
+                    partial: self.output.snapshot(),
                 },
                 ContentBlock::Thinking(t) => E::ThinkingEnd {
                     content_index: index,
                     content: t.thinking.clone(),
-                    partial: self.output.clone(),
+                    partial: self.output.snapshot(),
                 },
                 ContentBlock::ToolCall(call) => E::ToolCallEnd {
                     content_index: index,
                     tool_call: call.clone(),
-                    partial: self.output.clone(),
+                    partial: self.output.snapshot(),
                 },
                 ContentBlock::Image(_) => continue,
             };
@@ -331,7 +335,7 @@ impl CompletionsFolder {
 impl SseFolder for CompletionsFolder {
     fn start(&mut self, out: &mut StreamSender) {
         out.push(E::Start {
-            partial: self.output.clone(),
+            partial: self.output.snapshot(),
         });
     }
 
@@ -383,11 +387,11 @@ impl SseFolder for CompletionsFolder {
         }
         self.end_blocks(out);
         self.output.stop_reason = map_finish_reason(self.finish_reason.as_deref())?;
-        Ok(self.output.clone())
+        Ok(self.output.to_message())
     }
 
     fn partial(&self) -> AssistantMessage {
-        self.output.clone()
+        self.output.to_message()
     }
 
     fn classify_http_error(&self, status: u16, body: &str) -> ErrorKind {

@@ -119,7 +119,7 @@ impl ResponsesFolder {
             args,
             ended: false,
         });
-        let partial = self.output.clone();
+        let partial = self.output.snapshot();
         out.push(match kind {
             ItemKind::Reasoning => E::ThinkingStart {
                 content_index,
@@ -152,7 +152,7 @@ impl ResponsesFolder {
         out.push(E::ThinkingDelta {
             content_index: self.items[state].content_index,
             delta: delta.to_owned(),
-            partial: self.output.clone(),
+            partial: self.output.snapshot(),
         });
     }
 
@@ -167,7 +167,7 @@ impl ResponsesFolder {
         out.push(E::TextDelta {
             content_index: self.items[state].content_index,
             delta: delta.to_owned(),
-            partial: self.output.clone(),
+            partial: self.output.snapshot(),
         });
     }
 
@@ -201,7 +201,7 @@ impl ResponsesFolder {
             out.push(E::ToolCallDelta {
                 content_index,
                 delta,
-                partial: self.output.clone(),
+                partial: self.output.snapshot(),
             });
         }
     }
@@ -243,7 +243,7 @@ impl ResponsesFolder {
                 E::ThinkingEnd {
                     content_index,
                     content,
-                    partial: self.output.clone(),
+                    partial: self.output.snapshot(),
                 }
             }
             ContentBlock::Text(text) => {
@@ -263,7 +263,7 @@ impl ResponsesFolder {
                 E::TextEnd {
                     content_index,
                     content,
-                    partial: self.output.clone(),
+                    partial: self.output.snapshot(),
                 }
             }
             ContentBlock::ToolCall(call) => {
@@ -279,7 +279,7 @@ impl ResponsesFolder {
                 E::ToolCallEnd {
                     content_index,
                     tool_call,
-                    partial: self.output.clone(),
+                    partial: self.output.snapshot(),
                 }
             }
             ContentBlock::Image(_) => return,

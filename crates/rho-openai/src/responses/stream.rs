@@ -7,7 +7,8 @@
 //! end the stream with the provider's words and a kind from its error code.
 
 use rho_ai::{
-    AssistantMessage, AssistantMessageEvent as E, ErrorKind, Model, StopReason, StreamSender,
+    AssistantMessage, AssistantMessageEvent as E, ErrorKind, Model, PartialMessage, StopReason,
+    StreamSender,
 };
 use rho_http::{Failure, Flow, SseEvent, SseFolder};
 use serde_json::{Map, Value};
@@ -26,7 +27,7 @@ pub struct ResponsesFolder {
     /// The model called, for pricing.
     pub(super) model: Model,
     /// The message so far.
-    pub(super) output: AssistantMessage,
+    pub(super) output: PartialMessage,
     /// Every output item seen, in the order they were added.
     pub(super) items: Vec<ItemState>,
     /// `response.completed` (or `response.incomplete`) arrived.
@@ -38,7 +39,11 @@ impl ResponsesFolder {
     pub fn new(model: &Model) -> Self {
         ResponsesFolder {
             model: model.clone(),
-            output: AssistantMessage::empty(&model.api, &model.provider, &model.id),
+            output: PartialMessage::new(AssistantMessage::empty(
+                &model.api,
+                &model.provider,
+                &model.id,
+            )),
             items: Vec::new(),
             completed: false,
         }
@@ -141,7 +146,7 @@ impl ResponsesFolder {
 impl SseFolder for ResponsesFolder {
     fn start(&mut self, out: &mut StreamSender) {
         out.push(E::Start {
-            partial: self.output.clone(),
+            partial: self.output.snapshot(),
         });
     }
 
@@ -176,11 +181,11 @@ impl SseFolder for ResponsesFolder {
         if !self.completed {
             return Err(Failure::new(ErrorKind::StreamCut, STREAM_CUT));
         }
-        Ok(self.output.clone())
+        Ok(self.output.to_message())
     }
 
     fn partial(&self) -> AssistantMessage {
-        self.output.clone()
+        self.output.to_message()
     }
 
     fn classify_http_error(&self, status: u16, body: &str) -> ErrorKind {
