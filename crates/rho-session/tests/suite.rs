@@ -1,0 +1,6 @@
+//! The crate's integration tests, one module per concern, linked into one test binary.
+mod branching;
+mod dirs;
+mod pi_compat;
+mod repair;
+mod round_trip;
