@@ -3,9 +3,11 @@
 
 use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use rho_agent::{AgentTool, ToolError, ToolOutput, ToolUpdates};
+use rho_gate::{GatePolicy, GuardedOpenError};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -29,6 +31,7 @@ pub struct ReadTool {
     cwd: PathBuf,
     schema: Value,
     images: ImageOptions,
+    gate: Option<Arc<GatePolicy>>,
 }
 
 /// Validated arguments of one call.
@@ -66,6 +69,7 @@ impl ReadTool {
             cwd: cwd.into(),
             schema,
             images: ImageOptions::default(),
+            gate: None,
         }
     }
 
@@ -85,6 +89,12 @@ impl ReadTool {
     /// Overrides the base64 size an auto-resized image must stay below (default 4.5 MiB).
     pub fn with_image_max_bytes(mut self, max_bytes: usize) -> Self {
         self.images.limits.max_bytes = max_bytes;
+        self
+    }
+
+    /// Opens files through `gate`, which re-checks the opened file against its roots.
+    pub fn with_gate(mut self, gate: Arc<GatePolicy>) -> Self {
+        self.gate = Some(gate);
         self
     }
 
@@ -110,7 +120,7 @@ impl ReadTool {
         let bytes = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(ToolError::new(ABORTED)),
-            bytes = read_bytes(absolute) => bytes?,
+            bytes = read_bytes(absolute, self.gate.clone()) => bytes?,
         };
         if let Some(mime) = detect_image_mime(&bytes) {
             // Resizing takes a while; an abort during it fails the call at once, as in Pi.
@@ -178,9 +188,15 @@ fn optional_integer(args: &Value, key: &str) -> Result<Option<i64>, ToolError> {
 }
 
 /// Reads the whole file on the blocking pool, with Node-like error texts.
-async fn read_bytes(path: PathBuf) -> Result<Vec<u8>, ToolError> {
+async fn read_bytes(path: PathBuf, gate: Option<Arc<GatePolicy>>) -> Result<Vec<u8>, ToolError> {
     tokio::task::spawn_blocking(move || {
-        let mut file = std::fs::File::open(&path).map_err(|e| access_error(&e, &path))?;
+        let mut file = match &gate {
+            Some(gate) => gate.open_for_read(NAME, &path).map_err(|e| match e {
+                GuardedOpenError::Refused(refusal) => ToolError::new(refusal.to_string()),
+                GuardedOpenError::Io(e) => access_error(&e, &path),
+            })?,
+            None => std::fs::File::open(&path).map_err(|e| access_error(&e, &path))?,
+        };
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(|e| read_error(&e))?;
         Ok(bytes)

@@ -22,6 +22,24 @@ const NAME: &str = "write";
 /// The description sent to the model (Pi 0.73.1, verbatim).
 const DESCRIPTION: &str = "Write content to a file. Creates the file if it doesn't exist, overwrites if it does. Automatically creates parent directories.";
 
+/// Writes `bytes` to `absolute` opened through the gate (no symlink followed out of the roots).
+pub(crate) fn write_guarded(
+    gate: &rho_gate::GatePolicy,
+    tool: &str,
+    absolute: &Path,
+    bytes: &[u8],
+) -> Result<(), ToolError> {
+    use std::io::Write;
+    let mut file = gate
+        .open_for_write(tool, absolute, true)
+        .map_err(|error| match error {
+            rho_gate::GuardedOpenError::Refused(refusal) => ToolError::new(refusal.to_string()),
+            rho_gate::GuardedOpenError::Io(e) => node_error(&e, "open", Some(absolute)),
+        })?;
+    file.write_all(bytes)
+        .map_err(|e| node_error(&e, "write", Some(absolute)))
+}
+
 /// The error text of an aborted call.
 pub(crate) const ABORTED: &str = "Operation aborted";
 
@@ -30,6 +48,7 @@ pub struct WriteTool {
     cwd: PathBuf,
     queue: Arc<MutationQueue>,
     schema: Value,
+    gate: Option<Arc<rho_gate::GatePolicy>>,
 }
 
 impl WriteTool {
@@ -55,7 +74,14 @@ impl WriteTool {
             cwd: cwd.into(),
             queue,
             schema,
+            gate: None,
         }
+    }
+
+    /// Writes files through `gate`, which re-checks the opened file against its roots.
+    pub fn with_gate(mut self, gate: Arc<rho_gate::GatePolicy>) -> Self {
+        self.gate = Some(gate);
+        self
     }
 
     /// Runs one call: what [`AgentTool::execute`] does, without needing a [`ToolUpdates`].
@@ -80,6 +106,7 @@ impl WriteTool {
         }
         let bytes = content.as_bytes().to_vec();
         let token = cancel.clone();
+        let gate = self.gate.clone();
         // Runs to completion even when cancelled, so the lock is held for as long as the file
         // is being written; the cancellation checks sit where Pi checks its signal.
         let outcome = tokio::task::spawn_blocking(move || {
@@ -89,7 +116,11 @@ impl WriteTool {
             if token.is_cancelled() {
                 return Ok(());
             }
-            std::fs::write(&absolute, &bytes).map_err(|e| node_error(&e, "open", Some(&absolute)))
+            match &gate {
+                Some(gate) => write_guarded(gate, NAME, &absolute, &bytes),
+                None => std::fs::write(&absolute, &bytes)
+                    .map_err(|e| node_error(&e, "open", Some(&absolute))),
+            }
         })
         .await
         .map_err(|e| ToolError::new(e.to_string()))?;

@@ -12,16 +12,21 @@
 //! - After a timeout or an abort the call returns once every process holding the output pipe
 //!   is gone (bounded by a grace period), so no process of the group outlives the call.
 //! - A normally finished command may leave background processes running, as in Pi.
+//! - With a sandbox (`with_sandbox`, from `rho_gate`), the shell starts confined by Landlock
+//!   and gets the sandbox's private `TMPDIR`; where the kernel has no Landlock, rho says so once
+//!   on stderr and in the result's `details.sandbox`, and the command runs unconfined.
 
 mod drive;
 mod output;
 mod process;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use rho_agent::{AgentTool, ToolError, ToolOutput, ToolUpdates};
+use rho_gate::Sandbox;
 use serde_json::{Number, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -47,6 +52,7 @@ pub struct BashTool {
     cwd: PathBuf,
     shell_path: Option<PathBuf>,
     command_prefix: Option<String>,
+    sandbox: Option<Arc<Sandbox>>,
     description: String,
     schema: Value,
 }
@@ -76,6 +82,7 @@ impl BashTool {
             cwd: cwd.into(),
             shell_path: None,
             command_prefix: None,
+            sandbox: None,
             description,
             schema,
         }
@@ -91,6 +98,12 @@ impl BashTool {
     /// Runs `<prefix>\n<command>` instead of the command (settings `shellCommandPrefix`).
     pub fn with_command_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.command_prefix = Some(prefix.into());
+        self
+    }
+
+    /// Runs every command inside `sandbox` (see `rho_gate::sandbox`).
+    pub fn with_sandbox(mut self, sandbox: Arc<Sandbox>) -> Self {
+        self.sandbox = Some(sandbox);
         self
     }
 
@@ -129,7 +142,11 @@ impl BashTool {
             return Err(ToolError::new("Command aborted"));
         }
 
-        let mut running = process::spawn(&shell, &command, &self.cwd)?;
+        let sandbox = self.sandbox.as_deref();
+        if let Some(sandbox) = sandbox {
+            sandbox.warn_once_if_unavailable();
+        }
+        let mut running = process::spawn(&shell, &command, &self.cwd, sandbox)?;
         let mut output = OutputAccumulator::new(TEMP_PREFIX);
         let mut throttle = Throttle::new(on_update);
         let ending = drive(&mut running, &mut output, &mut throttle, timeout, cancel).await?;
@@ -160,7 +177,7 @@ impl BashTool {
             // Exit code 0, or `None` (killed by a foreign signal): success, as in Pi.
             Ending::Exited(_) => {
                 let text = format_text(&snapshot, last_line_bytes, "(no output)");
-                let details = if snapshot.truncation.truncated {
+                let mut details = if snapshot.truncation.truncated {
                     let truncation = serde_json::to_value(&snapshot.truncation)
                         .map_err(|e| ToolError::new(e.to_string()))?;
                     let path = snapshot
@@ -171,6 +188,12 @@ impl BashTool {
                 } else {
                     None
                 };
+                if let Some(warning) = sandbox.and_then(|s| s.status().warning()) {
+                    let object = details.get_or_insert_with(|| json!({}));
+                    if let Some(map) = object.as_object_mut() {
+                        map.insert("sandbox".into(), json!(warning));
+                    }
+                }
                 Ok(ToolOutput {
                     details,
                     ..ToolOutput::text(text)

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use rho_agent::ToolError;
+use rho_gate::Sandbox;
 use tokio::net::unix::pipe;
 use tokio::process::{Child, Command};
 
@@ -96,8 +97,13 @@ impl Drop for Running {
 }
 
 /// Starts `<shell> -c <command>` in `cwd`, stdin null, stdout and stderr on one pipe, as the
-/// leader of a new process group.
-pub(super) fn spawn(shell: &Shell, command: &str, cwd: &Path) -> Result<Running, ToolError> {
+/// leader of a new process group; confined by `sandbox` when there is one.
+pub(super) fn spawn(
+    shell: &Shell,
+    command: &str,
+    cwd: &Path,
+    sandbox: Option<&Sandbox>,
+) -> Result<Running, ToolError> {
     let (sender, receiver) = pipe::pipe().map_err(|e| ToolError::new(e.to_string()))?;
     let writer: OwnedFd = sender
         .into_blocking_fd()
@@ -114,6 +120,16 @@ pub(super) fn spawn(shell: &Shell, command: &str, cwd: &Path) -> Result<Running,
         .stderr(Stdio::from(writer_for_stderr))
         .process_group(0)
         .kill_on_drop(true);
+    if let Some(sandbox) = sandbox {
+        if let Some(tmp) = sandbox.tmp_dir() {
+            cmd.env("TMPDIR", tmp);
+        }
+        // SAFETY: the hook was prepared before the fork and only makes async-signal-safe
+        // syscalls on captured integers (no allocation, no locks); `sandbox` outlives the spawn.
+        unsafe {
+            cmd.pre_exec(sandbox.child_hook());
+        }
+    }
     let spawned = cmd.spawn();
     // The command holds the parent's copies of the write end; they must close, or the read end
     // never sees end-of-file.

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use rho_agent::{AgentTool, ToolError, ToolOutput, ToolUpdates};
+use rho_gate::{Access, GatePolicy};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -19,7 +20,7 @@ use self::apply::{
 use self::diff::{CONTEXT_LINES, diff_text};
 use super::mutation_queue::MutationQueue;
 use super::path::resolve_to_cwd;
-use super::write::{ABORTED, node_error, node_error_code, string_arg};
+use super::write::{ABORTED, node_error, node_error_code, string_arg, write_guarded};
 
 /// The tool's name.
 const NAME: &str = "edit";
@@ -35,6 +36,7 @@ pub struct EditTool {
     cwd: PathBuf,
     queue: Arc<MutationQueue>,
     schema: Value,
+    gate: Option<Arc<GatePolicy>>,
 }
 
 impl EditTool {
@@ -76,7 +78,14 @@ impl EditTool {
             cwd: cwd.into(),
             queue,
             schema,
+            gate: None,
         }
+    }
+
+    /// Reads and writes files through `gate`, which re-checks the opened file against its roots.
+    pub fn with_gate(mut self, gate: Arc<GatePolicy>) -> Self {
+        self.gate = Some(gate);
+        self
     }
 
     /// Runs one call: what [`AgentTool::execute`] does, without needing a [`ToolUpdates`].
@@ -103,10 +112,12 @@ impl EditTool {
         let token = cancel.clone();
         // Runs to completion even when cancelled, so the lock is held while the file is touched;
         // `token` is checked where Pi checks its signal.
-        let outcome =
-            tokio::task::spawn_blocking(move || edit_on_disk(&absolute, &path, &edits, &token))
-                .await
-                .map_err(|e| ToolError::new(e.to_string()))?;
+        let gate = self.gate.clone();
+        let outcome = tokio::task::spawn_blocking(move || {
+            edit_on_disk(&absolute, &path, &edits, &token, gate.as_deref())
+        })
+        .await
+        .map_err(|e| ToolError::new(e.to_string()))?;
         if cancel.is_cancelled() {
             return Err(ToolError::new(ABORTED));
         }
@@ -202,8 +213,9 @@ fn edit_on_disk(
     path: &str,
     edits: &[Edit],
     cancel: &CancellationToken,
+    gate: Option<&GatePolicy>,
 ) -> Result<ToolOutput, ToolError> {
-    let raw = read_for_edit(absolute, path)?;
+    let raw = read_for_edit(absolute, path, gate)?;
     if cancel.is_cancelled() {
         return Err(ToolError::new(ABORTED));
     }
@@ -218,9 +230,12 @@ fn edit_on_disk(
         return Err(ToolError::new(ABORTED));
     }
     let written = format!("{bom}{}", restore_line_endings(&applied.new, ending));
-    std::fs::File::create(absolute)
-        .and_then(|mut file| file.write_all(written.as_bytes()))
-        .map_err(|e| node_error(&e, "open", Some(absolute)))?;
+    match gate {
+        Some(gate) => write_guarded(gate, NAME, absolute, written.as_bytes())?,
+        None => std::fs::File::create(absolute)
+            .and_then(|mut file| file.write_all(written.as_bytes()))
+            .map_err(|e| node_error(&e, "open", Some(absolute)))?,
+    }
 
     let diff = diff_text(&applied.base, &applied.new, CONTEXT_LINES);
     let mut details = Map::new();
@@ -241,7 +256,11 @@ fn edit_on_disk(
 ///
 /// A failed check gives `Could not edit file: <path>. Error code: <code>.`; a directory passes
 /// Node's check and then fails to read, as in Pi.
-fn read_for_edit(absolute: &Path, path: &str) -> Result<Vec<u8>, ToolError> {
+fn read_for_edit(
+    absolute: &Path,
+    path: &str,
+    gate: Option<&GatePolicy>,
+) -> Result<Vec<u8>, ToolError> {
     let cannot_edit = |error: &std::io::Error| {
         let reason = match node_error_code(error) {
             Some(code) => format!("Error code: {code}"),
@@ -261,6 +280,10 @@ fn read_for_edit(absolute: &Path, path: &str) -> Result<Vec<u8>, ToolError> {
         .write(true)
         .open(absolute)
         .map_err(|e| cannot_edit(&e))?;
+    if let Some(gate) = gate {
+        gate.verify_opened(NAME, Access::Write, &file)
+            .map_err(|refusal| ToolError::new(refusal.to_string()))?;
+    }
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)
         .map_err(|e| node_error(&e, "read", None))?;

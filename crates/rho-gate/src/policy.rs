@@ -1,0 +1,225 @@
+//! The gate's policy: the mode, the allowed roots, the secrets, the command rules, the network.
+
+use std::path::{Path, PathBuf};
+
+use crate::command::{CommandDecision, CommandRules};
+use crate::mode::PermissionMode;
+use crate::realpath::real_path;
+use crate::refusal::Refusal;
+use crate::secrets::SecretRules;
+
+/// Prefix and suffix of the `bash` tool's full-output temp files (`<tmp>/rho-bash-<hex>.log`),
+/// which the model is told to read; they are readable wherever the temp dir is.
+const BASH_OUTPUT_PREFIX: &str = "rho-bash-";
+const BASH_OUTPUT_SUFFIX: &str = ".log";
+
+/// Paths longer than this are refused before the file system is asked (Linux's `PATH_MAX`).
+const MAX_PATH_BYTES: usize = 4096;
+
+/// What a tool does with a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// `read`, `ls`, `grep`, `find`.
+    Read,
+    /// `write`, `edit`.
+    Write,
+}
+
+/// Everything the gate decides by.
+#[derive(Clone, Debug)]
+pub struct GatePolicy {
+    mode: PermissionMode,
+    cwd: PathBuf,
+    /// The roots as given (cwd first), for messages.
+    shown_roots: Vec<PathBuf>,
+    /// The roots with symlinks resolved, for checks.
+    roots: Vec<PathBuf>,
+    temp_dir: PathBuf,
+    secrets: SecretRules,
+    rules: CommandRules,
+    network: bool,
+}
+
+impl GatePolicy {
+    /// A policy for a session in `cwd`: roots = `cwd`, default secrets, no command rules,
+    /// network on.
+    pub fn new(mode: PermissionMode, cwd: impl Into<PathBuf>) -> Self {
+        let cwd = cwd.into();
+        let temp_dir = std::env::temp_dir();
+        let mut policy = GatePolicy {
+            mode,
+            cwd: cwd.clone(),
+            shown_roots: Vec::new(),
+            roots: Vec::new(),
+            temp_dir: real_path(&temp_dir).unwrap_or(temp_dir),
+            secrets: SecretRules::default(),
+            rules: CommandRules::default(),
+            network: true,
+        };
+        policy.add_root(cwd);
+        policy
+    }
+
+    /// Adds `--allow-dir` roots; relative ones are taken relative to the cwd.
+    pub fn with_allow_dirs<I, P>(mut self, dirs: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: AsRef<Path>,
+    {
+        for dir in dirs {
+            let dir = self.cwd.join(dir.as_ref());
+            self.add_root(dir);
+        }
+        self
+    }
+
+    /// Replaces the secrets deny list.
+    pub fn with_secrets(mut self, secrets: SecretRules) -> Self {
+        self.secrets = secrets;
+        self
+    }
+
+    /// Replaces the command rules.
+    pub fn with_rules(mut self, rules: CommandRules) -> Self {
+        self.rules = rules;
+        self
+    }
+
+    /// `false` is `--no-network`.
+    pub fn with_network(mut self, network: bool) -> Self {
+        self.network = network;
+        self
+    }
+
+    fn add_root(&mut self, root: PathBuf) {
+        let real = real_path(&root).unwrap_or_else(|_| root.clone());
+        if !self.roots.contains(&real) {
+            self.roots.push(real);
+            self.shown_roots.push(root);
+        }
+    }
+
+    /// The permission mode.
+    pub fn mode(&self) -> PermissionMode {
+        self.mode
+    }
+
+    /// The session's working directory.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// The allowed roots with symlinks resolved (cwd first).
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// Whether the network is allowed.
+    pub fn network(&self) -> bool {
+        self.network
+    }
+
+    /// The command rules.
+    pub fn rules(&self) -> &CommandRules {
+        &self.rules
+    }
+
+    /// The secrets deny list.
+    pub fn secrets(&self) -> &SecretRules {
+        &self.secrets
+    }
+
+    /// Checks one path argument of `tool`, already resolved against the cwd the way the tool
+    /// resolves it (`@`, `~`, relative, lexical `..`). Returns the real path (symlinks
+    /// followed) on success.
+    pub fn check_path(
+        &self,
+        tool: &str,
+        access: Access,
+        resolved: &Path,
+    ) -> Result<PathBuf, Refusal> {
+        if access == Access::Write && self.mode == PermissionMode::ReadOnly {
+            return Err(Refusal::ReadOnly {
+                tool: tool.to_owned(),
+            });
+        }
+        let bytes = resolved.as_os_str().as_encoded_bytes();
+        if bytes.contains(&0) {
+            return Err(bad_path(resolved, "it contains a NUL byte"));
+        }
+        if bytes.len() > MAX_PATH_BYTES {
+            return Err(bad_path(resolved, "it is longer than 4096 bytes"));
+        }
+        let real = real_path(resolved).map_err(|error| bad_path(resolved, &io_problem(&error)))?;
+        for candidate in [resolved, real.as_path()] {
+            if let Some(glob) = self.secrets.denied_by(candidate) {
+                return Err(Refusal::Secret {
+                    path: real.display().to_string(),
+                    glob: glob.to_owned(),
+                });
+            }
+        }
+        if self.mode == PermissionMode::Full || self.is_inside_roots(&real) {
+            return Ok(real);
+        }
+        if access == Access::Read && self.is_bash_output(&real) {
+            return Ok(real);
+        }
+        Err(Refusal::OutsideRoots {
+            path: real.display().to_string(),
+            roots: self
+                .shown_roots
+                .iter()
+                .map(|root| root.display().to_string())
+                .collect(),
+        })
+    }
+
+    /// Whether a real path lies inside one of the roots (component-wise).
+    pub fn is_inside_roots(&self, real: &Path) -> bool {
+        self.roots.iter().any(|root| real.starts_with(root))
+    }
+
+    /// Whether `real` is one of the `bash` tool's full-output files.
+    fn is_bash_output(&self, real: &Path) -> bool {
+        let name = real.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        real.parent() == Some(self.temp_dir.as_path())
+            && name.starts_with(BASH_OUTPUT_PREFIX)
+            && name.ends_with(BASH_OUTPUT_SUFFIX)
+    }
+
+    /// The rules' decision on a bash command. In `full` mode a command that cannot be parsed
+    /// is allowed (there is no sandbox to fall back on either way; explicit rules still apply).
+    pub fn check_command(&self, command: &str) -> CommandDecision {
+        let decision = self.rules.decide(command);
+        match decision {
+            CommandDecision::Unparsed { .. } if self.mode == PermissionMode::Full => {
+                CommandDecision::Allow
+            }
+            other => other,
+        }
+    }
+}
+
+/// The argument as shown in a refusal: control characters escaped, at most 300 characters.
+fn bad_path(path: &Path, problem: &str) -> Refusal {
+    let text: String = path
+        .to_string_lossy()
+        .chars()
+        .flat_map(char::escape_debug)
+        .take(300)
+        .collect();
+    Refusal::BadPath {
+        path: text,
+        problem: problem.to_owned(),
+    }
+}
+
+/// A file-system error as a short reason.
+fn io_problem(error: &std::io::Error) -> String {
+    match error.raw_os_error() {
+        Some(libc::ELOOP) => "it runs through too many symbolic links (a loop?)".to_owned(),
+        Some(libc::ENAMETOOLONG) => "a name in it is too long".to_owned(),
+        _ => format!("it cannot be resolved ({error})"),
+    }
+}
