@@ -1,8 +1,13 @@
-//! Command-line flags (the subset of Pi's, pi-reference §7.2, that this version implements).
+//! Command-line flags: Pi's (pi-reference §7.2) plus rho's budget and permission flags.
+//! Pi's spellings clap cannot read directly are rewritten first (`argv.rs`).
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Parser, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
+use rho_host::settings::Permission;
+
+use crate::argv;
 
 /// Output mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -15,41 +20,162 @@ pub enum Mode {
     Rpc,
 }
 
-/// rho: an agent runtime and coding-agent command line.
+const EXAMPLES: &str = "\
+Examples:
+  # Non-interactive mode (process and exit)
+  rho -p \"List all .ts files in src/\"
+
+  # Include files in the initial message
+  rho -p @prompt.md @image.png \"What color is the sky?\"
+
+  # Pipe a file in; it is joined to the first message
+  cat error.log | rho -p \"Explain this error\"
+
+  # Every event as JSON Lines
+  rho --mode json \"Read package.json\"
+
+  # Use a different model
+  rho --provider openai --model gpt-4o-mini -p \"Help me refactor this code\"
+
+  # Model with provider prefix and thinking level shorthand
+  rho --model anthropic/sonnet:high -p \"Solve this complex problem\"
+
+  # Read-only tools (no file modifications possible)
+  rho --tools read,grep,find,ls -p \"Review the code in src/\"
+
+  # Stop after 10 turns or 50 cents, whichever comes first (exit code 3)
+  rho --max-turns 10 --max-cost 0.5 -p \"Fix the failing test\"
+
+  # Store an API key in RHO_HOME/auth.json (read from stdin)
+  echo \"$KEY\" | rho auth login anthropic
+
+Commands:
+  rho auth login <provider>   Store an API key read from stdin
+  rho auth logout <provider>  Remove a stored key
+  rho auth status             List the providers with a key and where it comes from
+  rho verify <log>            Check a --mode json log
+
+Settings: RHO_HOME/settings.json (RHO_HOME defaults to ~/.rho), overridden by ./.rho/settings.json.
+Exit codes: 0 completed, 1 model error, 2 failure before the first model call, 3 budget reached,
+130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP.";
+
+/// rho - AI coding agent with read, bash, edit, write tools.
 #[derive(Debug, Parser)]
-#[command(name = "rho", version, about)]
+#[command(
+    name = "rho",
+    version,
+    about,
+    override_usage = "rho [options] [@files...] [messages...]",
+    after_help = EXAMPLES
+)]
 pub struct Cli {
-    /// Output mode.
+    /// Output mode: text (default), json, or rpc.
     #[arg(long, value_enum)]
     pub mode: Option<Mode>,
-    /// Print mode: run the prompts and print the final answer.
+    /// Non-interactive mode: process the prompt and exit.
     #[arg(short = 'p', long = "print")]
     pub print: bool,
-    /// Answer with the scripted faux model from FILE (`{"turns": [[block, …], …]}`).
-    #[arg(long, value_name = "FILE")]
-    pub faux_script: Option<PathBuf>,
-    /// Provider of the model (e.g. `anthropic`, `openai`, or one from models.json).
-    #[arg(long)]
+    /// A `-p` message that starts with `---` (see argv.rs); merged into `messages`.
+    #[arg(long = "print-message", hide = true, value_name = "MESSAGE")]
+    print_message: Vec<String>,
+    /// Continue the previous session.
+    #[arg(short = 'c', long = "continue")]
+    pub continue_session: bool,
+    /// Select a session to resume.
+    #[arg(short = 'r', long)]
+    pub resume: bool,
+    /// Use a specific session file or partial UUID.
+    #[arg(long, value_name = "PATH|ID")]
+    pub session: Option<String>,
+    /// Fork a specific session file or partial UUID into a new session.
+    #[arg(long, value_name = "PATH|ID")]
+    pub fork: Option<String>,
+    /// Directory for session storage and lookup.
+    #[arg(long = "session-dir", value_name = "DIR")]
+    pub session_dir: Option<PathBuf>,
+    /// Don't save the session (ephemeral).
+    #[arg(long = "no-session")]
+    pub no_session: bool,
+    /// Provider name (e.g. anthropic, openai, or one from models.json).
+    #[arg(long, value_name = "NAME")]
     pub provider: Option<String>,
-    /// Model id or pattern (`provider/id`, fuzzy, optional `:thinking` suffix).
-    #[arg(long)]
+    /// Model pattern or id (supports "provider/id" and an optional ":<thinking>").
+    #[arg(long, value_name = "PATTERN")]
     pub model: Option<String>,
-    /// API key for the selected model's provider (never printed or stored).
+    /// API key for the selected model's provider (defaults to env vars and auth.json).
     #[arg(long = "api-key", value_name = "KEY")]
     pub api_key: Option<String>,
     /// Thinking level: off, minimal, low, medium, high, xhigh.
     #[arg(long, value_name = "LEVEL")]
     pub thinking: Option<String>,
+    /// Comma-separated model patterns for cycling; globs (anthropic/*, *sonnet*), fuzzy
+    /// matching and ":<thinking>" suffixes. Without --model the first one is used.
+    #[arg(long, value_name = "PATTERNS", value_delimiter = ',')]
+    pub models: Option<Vec<String>>,
+    /// Comma-separated allowlist of tool names (read, bash, edit, write, grep, find, ls);
+    /// unknown names are ignored. Default: read, bash, edit, write.
+    #[arg(short = 't', long, value_delimiter = ',', value_name = "TOOLS")]
+    pub tools: Option<Vec<String>>,
+    /// Disable all tools (also -nt).
+    #[arg(long = "no-tools")]
+    pub no_tools: bool,
+    /// Disable the built-in tools but keep custom ones (also -nbt).
+    #[arg(long = "no-builtin-tools")]
+    pub no_builtin_tools: bool,
+    /// System prompt, or a file whose contents are the system prompt.
+    #[arg(long = "system-prompt", value_name = "TEXT|FILE")]
+    pub system_prompt: Option<String>,
+    /// Append text or file contents to the system prompt (repeatable).
+    #[arg(long = "append-system-prompt", value_name = "TEXT|FILE")]
+    pub append_system_prompt: Vec<String>,
+    /// Load an extension file (repeatable).
+    #[arg(short = 'e', long = "extension", value_name = "PATH")]
+    pub extensions: Vec<PathBuf>,
+    /// Disable extension discovery (also -ne).
+    #[arg(long = "no-extensions")]
+    pub no_extensions: bool,
+    /// Load a skill file or directory (repeatable).
+    #[arg(long = "skill", value_name = "PATH")]
+    pub skills: Vec<PathBuf>,
+    /// Disable skills discovery and loading (also -ns).
+    #[arg(long = "no-skills")]
+    pub no_skills: bool,
+    /// Load a prompt template file or directory (repeatable).
+    #[arg(long = "prompt-template", value_name = "PATH")]
+    pub prompt_templates: Vec<PathBuf>,
+    /// Disable prompt template discovery and loading (also -np).
+    #[arg(long = "no-prompt-templates")]
+    pub no_prompt_templates: bool,
+    /// Load a theme file or directory (repeatable).
+    #[arg(long = "theme", value_name = "PATH")]
+    pub themes: Vec<PathBuf>,
+    /// Disable theme discovery and loading.
+    #[arg(long = "no-themes")]
+    pub no_themes: bool,
+    /// Disable AGENTS.md and CLAUDE.md discovery and loading (also -nc).
+    #[arg(long = "no-context-files")]
+    pub no_context_files: bool,
+    /// Export a session file to HTML and exit.
+    #[arg(long, value_name = "FILE", num_args = 1..=2)]
+    pub export: Option<Vec<PathBuf>>,
     /// List the models that have a key configured (optionally matching SEARCH), then exit.
     #[arg(long = "list-models", value_name = "SEARCH", num_args = 0..=1)]
     pub list_models: Option<Option<String>>,
-    /// Tools to enable, comma-separated (read, bash, edit, write, grep, find, ls); unknown names
-    /// are ignored. Default: read, bash, edit, write.
-    #[arg(short = 't', long, value_delimiter = ',', value_name = "NAMES")]
-    pub tools: Option<Vec<String>>,
-    /// No tools at all.
+    /// Force verbose startup.
     #[arg(long)]
-    pub no_tools: bool,
+    pub verbose: bool,
+    /// Disable startup network operations.
+    #[arg(long)]
+    pub offline: bool,
+    /// What tools may touch: read-only, workspace-write or full.
+    #[arg(long, value_name = "LEVEL", value_parser = parse_permission)]
+    pub permission: Option<Permission>,
+    /// A directory tools may also write to (repeatable).
+    #[arg(long = "allow-dir", value_name = "DIR")]
+    pub allow_dirs: Vec<PathBuf>,
+    /// Tools may not use the network.
+    #[arg(long = "no-network")]
+    pub no_network: bool,
     /// Budget: end the run after this many turns per prompt (exit code 3).
     #[arg(long = "max-turns", value_name = "N")]
     pub max_turns: Option<u64>,
@@ -59,10 +185,66 @@ pub struct Cli {
     /// Budget: end the run once a prompt's model calls have used this many tokens (exit code 3).
     #[arg(long = "max-tokens", value_name = "N")]
     pub max_tokens: Option<u64>,
-    /// Keep the session in memory only.
-    #[arg(long)]
-    pub no_session: bool,
-    /// The prompts; the first is joined to piped stdin, the rest run one after another.
+    /// Answer with the scripted faux model from FILE (`{"turns": [[block, …], …]}`).
+    #[arg(long, value_name = "FILE")]
+    pub faux_script: Option<PathBuf>,
+    /// `@file` arguments and messages, in command-line order; the first message is joined to
+    /// piped stdin and the files, the rest run one after another.
     #[arg(value_name = "MESSAGE")]
     pub messages: Vec<String>,
+}
+
+fn parse_permission(text: &str) -> Result<Permission, String> {
+    Permission::parse(text)
+        .ok_or_else(|| format!("expected one of {}", Permission::NAMES.join(", ")))
+}
+
+impl Cli {
+    /// Parses the arguments after the program name, Pi's spellings included.
+    pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Cli, clap::Error> {
+        let args = std::iter::once(OsString::from("rho")).chain(argv::rewrite(args));
+        // Pi's version flag is `-v` (clap's default is `-V`).
+        let command = Cli::command().disable_version_flag(true).arg(
+            clap::Arg::new("version")
+                .short('v')
+                .long("version")
+                .action(clap::ArgAction::Version)
+                .help("Show the version number"),
+        );
+        let matches = command.try_get_matches_from(args)?;
+        let mut cli = Cli::from_arg_matches(&matches)?;
+        if !cli.print_message.is_empty() {
+            cli.messages = in_command_line_order(&matches, &cli);
+            cli.print_message.clear();
+        }
+        Ok(cli)
+    }
+
+    /// The first session flag given, if any (the session machinery lands later).
+    pub fn session_flag(&self) -> Option<&'static str> {
+        [
+            (self.session.is_some(), "--session"),
+            (self.continue_session, "--continue"),
+            (self.resume, "--resume"),
+            (self.fork.is_some(), "--fork"),
+            (self.session_dir.is_some(), "--session-dir"),
+            (self.export.is_some(), "--export"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+}
+
+/// Positional messages and `--print-message` values merged by their place on the command line.
+fn in_command_line_order(matches: &clap::ArgMatches, cli: &Cli) -> Vec<String> {
+    let indexed = |id: &str, values: &[String]| -> Vec<(usize, String)> {
+        matches
+            .indices_of(id)
+            .map(|indices| indices.zip(values.iter().cloned()).collect())
+            .unwrap_or_default()
+    };
+    let mut all = indexed("messages", &cli.messages);
+    all.extend(indexed("print_message", &cli.print_message));
+    all.sort_by_key(|(index, _)| *index);
+    all.into_iter().map(|(_, message)| message).collect()
 }

@@ -6,6 +6,7 @@ use anyhow::{Context as _, bail};
 use rho_ai::faux::{FauxProvider, FauxScript};
 use rho_ai::{Model, Provider, ThinkingLevel};
 use rho_host::providers::{DEFAULT_IDLE_TIMEOUT, Providers, SUPPORTED_APIS};
+use rho_host::settings::Settings;
 use rho_models::{
     AuthStore, ModelEntry, ModelRegistry, ProcessEnvironment, clamp_thinking_level,
     no_models_available_message, parse_thinking_level, rho_home,
@@ -13,6 +14,7 @@ use rho_models::{
 use serde_json::{Map, Value};
 
 use crate::cli::Cli;
+use crate::model_scope::resolve_scope;
 
 /// The resolved model and everything a run needs to call it.
 pub struct ModelChoice {
@@ -54,12 +56,21 @@ pub fn faux(script: &FauxScript) -> ModelChoice {
     }
 }
 
-/// Resolves `--provider`, `--model`, `--api-key` and `--thinking`, or the default model.
+/// Resolves `--provider`, `--model`, `--models`, `--api-key` and `--thinking`, or the default
+/// model of the settings (pi-reference §7.3).
 pub fn choose(
     cli: &Cli,
+    settings: &Settings,
     registry: &ModelRegistry,
     mut auth: AuthStore,
 ) -> anyhow::Result<ModelChoice> {
+    let patterns = cli.models.as_ref().or(settings.enabled_models.as_ref());
+    let model_given = cli.model.as_deref().is_some_and(|model| !model.is_empty());
+    if cli.api_key.is_some() && !model_given && cli.provider.is_none() && cli.models.is_none() {
+        bail!(
+            "--api-key requires a model to be specified via --model, --provider/--model, or --models"
+        );
+    }
     let (entry, suffix_level) = match (cli.provider.as_deref(), cli.model.as_deref()) {
         (provider, Some(pattern)) if !pattern.is_empty() => {
             let resolved = registry.resolve_cli_model(provider, pattern)?;
@@ -73,16 +84,16 @@ pub fn choose(
             let resolved = registry.resolve_cli_model(Some(provider), id)?;
             (resolved.model, resolved.thinking_level)
         }
-        (None, _) => match registry.default_model(&auth, None, None) {
-            Some(entry) => (entry.clone(), None),
-            None => bail!("{}", no_models_available_message().replace('\n', " ")),
-        },
+        (None, _) => default_or_scoped(settings, patterns, registry, &auth)?,
     };
     let provider_name = entry.model.provider.clone();
     if let Some(key) = &cli.api_key {
         auth.set_runtime_api_key(provider_name.clone(), rho_models::ApiKey::new(key.clone()));
     }
-    let Some(provider) = Providers::new(DEFAULT_IDLE_TIMEOUT).for_api(&entry.model.api) else {
+    let idle_timeout = settings
+        .stream_idle_timeout()
+        .unwrap_or(DEFAULT_IDLE_TIMEOUT);
+    let Some(provider) = Providers::new(idle_timeout).for_api(&entry.model.api) else {
         bail!(
             "model {}/{} uses the {} API, which this version of rho does not speak (it speaks {})",
             provider_name,
@@ -103,7 +114,7 @@ pub fn choose(
     let request = registry
         .request_auth(&entry, &auth)
         .with_context(|| format!("cannot resolve the API key of provider {provider_name}"))?;
-    let thinking = thinking_level(cli, &entry, suffix_level);
+    let thinking = thinking_level(cli, settings, &entry, suffix_level);
     let mut model = entry.model.clone();
     if !request.headers.is_empty() {
         let mut headers = match model.headers.take() {
@@ -123,9 +134,15 @@ pub fn choose(
     })
 }
 
-/// `--thinking` > the `:level` suffix > medium, clamped to what the model supports. An invalid
-/// `--thinking` value is a warning and is ignored, as in Pi.
-fn thinking_level(cli: &Cli, entry: &ModelEntry, suffix: Option<ThinkingLevel>) -> ThinkingLevel {
+/// `--thinking` > the `:level` suffix (of `--model` or the scoped pattern) > settings
+/// `defaultThinkingLevel` > medium, clamped to what the model supports. An invalid `--thinking`
+/// value is a warning and is ignored, as in Pi.
+fn thinking_level(
+    cli: &Cli,
+    settings: &Settings,
+    entry: &ModelEntry,
+    suffix: Option<ThinkingLevel>,
+) -> ThinkingLevel {
     let flag = cli.thinking.as_deref().and_then(|text| {
         let level = parse_thinking_level(text);
         if level.is_none() {
@@ -137,6 +154,36 @@ fn thinking_level(cli: &Cli, entry: &ModelEntry, suffix: Option<ThinkingLevel>) 
     });
     let level = flag
         .or(suffix)
+        .or(settings.default_thinking_level)
         .unwrap_or(rho_models::DEFAULT_THINKING_LEVEL);
     clamp_thinking_level(entry, level)
+}
+
+/// Without `--model`/`--provider`: with scoped models, the settings' default model if it is in
+/// scope, else the first scoped one; otherwise the settings' default, else Pi's fallbacks.
+fn default_or_scoped(
+    settings: &Settings,
+    patterns: Option<&Vec<String>>,
+    registry: &ModelRegistry,
+    auth: &AuthStore,
+) -> anyhow::Result<(ModelEntry, Option<ThinkingLevel>)> {
+    let provider = settings.default_provider.as_deref();
+    let id = settings.default_model.as_deref();
+    if let Some(patterns) = patterns {
+        let (scoped, warnings) = resolve_scope(patterns, registry, auth);
+        for warning in warnings {
+            eprintln!("Warning: {warning}");
+        }
+        let saved = scoped.iter().find(|scoped| {
+            Some(scoped.entry.model.provider.as_str()) == provider
+                && Some(scoped.entry.model.id.as_str()) == id
+        });
+        if let Some(chosen) = saved.or(scoped.first()) {
+            return Ok((chosen.entry.clone(), chosen.thinking));
+        }
+    }
+    match registry.default_model(auth, provider, id) {
+        Some(entry) => Ok((entry.clone(), None)),
+        None => bail!("{}", no_models_available_message().replace('\n', " ")),
+    }
 }

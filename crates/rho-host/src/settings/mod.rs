@@ -1,0 +1,130 @@
+//! `settings.json` (pi-reference §8.8, contract §4): the global file in `RHO_HOME`, overridden by
+//! the project's `.rho/settings.json` with Pi's one-level deep merge.
+//!
+//! Pi's key names are kept; keys rho does not know are ignored (a Pi settings file is valid
+//! here). rho adds `budget`, `permission`, `allowDirs` and `streamIdleTimeoutMs`. Unlike Pi,
+//! which warns and treats a broken file as `{}`, a broken file is an error: a run with half its
+//! configuration is worse than no run (contract §3, "bad config" exits 2).
+
+mod merge;
+mod model;
+
+use std::path::{Path, PathBuf};
+
+pub use merge::merge_settings;
+pub use model::{
+    BudgetSettings, CompactionSettings, Permission, ProviderRetrySettings, RetrySettings, Settings,
+};
+
+/// File name of the settings, in `RHO_HOME` and in a project's `.rho/`.
+pub const SETTINGS_FILE: &str = "settings.json";
+
+/// A project's settings directory, relative to its root (Pi's is `.pi`).
+pub const PROJECT_DIR: &str = ".rho";
+
+/// Why a settings file could not be used; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// The file exists but could not be read.
+    #[error("cannot read settings file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O failure.
+        source: std::io::Error,
+    },
+    /// The file is not a JSON object.
+    #[error("settings file {path} is not valid JSON: {message}")]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// The parser's description, with line and column.
+        message: String,
+    },
+    /// A known key holds a value of the wrong type or an unknown value.
+    #[error("settings file {path}: {key}: {message}")]
+    Value {
+        /// The file.
+        path: PathBuf,
+        /// The offending key as a dotted path (`retry.maxRetries`).
+        key: String,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+/// Where the two settings files of a run live.
+#[derive(Clone, Debug)]
+pub struct SettingsPaths {
+    /// `<RHO_HOME>/settings.json`, if a home is known.
+    pub global: Option<PathBuf>,
+    /// `<cwd>/.rho/settings.json`.
+    pub project: PathBuf,
+}
+
+impl SettingsPaths {
+    /// The usual places for a run in `cwd` with the given `RHO_HOME`.
+    pub fn new(rho_home: Option<&Path>, cwd: &Path) -> Self {
+        SettingsPaths {
+            global: rho_home.map(|home| home.join(SETTINGS_FILE)),
+            project: cwd.join(PROJECT_DIR).join(SETTINGS_FILE),
+        }
+    }
+}
+
+/// Loads and merges the global and project files; a missing file counts as `{}`.
+pub fn load_settings(paths: &SettingsPaths) -> Result<Settings, SettingsError> {
+    let global = match &paths.global {
+        Some(path) => read_object(path)?,
+        None => serde_json::Map::new(),
+    };
+    let project = read_object(&paths.project)?;
+    let merged = merge_settings(global, project);
+    // Each file was validated on its own, so the merge of two valid objects is valid; should it
+    // not be, the project file (the later word) is named.
+    parse(serde_json::Value::Object(merged), &paths.project)
+}
+
+/// Reads one file as a validated JSON object (after Pi's key migrations).
+fn read_object(path: &Path) -> Result<serde_json::Map<String, serde_json::Value>, SettingsError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(serde_json::Map::new());
+        }
+        Err(source) => {
+            return Err(SettingsError::Read {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    if text.trim().is_empty() {
+        return Ok(serde_json::Map::new());
+    }
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|error| SettingsError::Syntax {
+            path: path.to_owned(),
+            message: error.to_string(),
+        })?;
+    let serde_json::Value::Object(mut object) = value else {
+        return Err(SettingsError::Syntax {
+            path: path.to_owned(),
+            message: "the top level must be an object".to_owned(),
+        });
+    };
+    merge::migrate(&mut object);
+    parse(serde_json::Value::Object(object.clone()), path)?;
+    Ok(object)
+}
+
+fn parse(value: serde_json::Value, path: &Path) -> Result<Settings, SettingsError> {
+    serde_path_to_error::deserialize(value).map_err(|error| SettingsError::Value {
+        path: path.to_owned(),
+        key: error.path().to_string(),
+        message: error.inner().to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests;

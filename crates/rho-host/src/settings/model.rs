@@ -1,0 +1,173 @@
+//! The typed view of the merged settings. Every key is optional: absent means "Pi's default",
+//! which the accessors supply.
+
+use std::time::Duration;
+
+use rho_agent::QueueMode;
+use rho_ai::ThinkingLevel;
+use serde::{Deserialize, Deserializer};
+
+use crate::budget::Budget;
+use crate::retry::RetryPolicy;
+
+/// The settings rho reads (Pi's names, plus rho's budget, permission and timeout keys).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    /// `defaultProvider`: provider of the model used when none is given.
+    pub default_provider: Option<String>,
+    /// `defaultModel`: id of that model.
+    pub default_model: Option<String>,
+    /// `defaultThinkingLevel` (unset → medium).
+    pub default_thinking_level: Option<ThinkingLevel>,
+    /// `steeringMode` (unset → one-at-a-time).
+    pub steering_mode: Option<QueueMode>,
+    /// `followUpMode` (unset → one-at-a-time).
+    pub follow_up_mode: Option<QueueMode>,
+    /// `enabledModels`: the model patterns of `--models` when that flag is absent.
+    pub enabled_models: Option<Vec<String>>,
+    /// `retry.*`.
+    #[serde(default)]
+    pub retry: RetrySettings,
+    /// `compaction.*`.
+    #[serde(default)]
+    pub compaction: CompactionSettings,
+    /// rho: `budget.{maxTurns,maxCost,maxTokens}`, the defaults of the budget flags.
+    #[serde(default)]
+    pub budget: BudgetSettings,
+    /// rho: `permission`, the default of `--permission`.
+    pub permission: Option<Permission>,
+    /// rho: `allowDirs`, directories added to those of `--allow-dir`.
+    pub allow_dirs: Option<Vec<String>>,
+    /// rho: `streamIdleTimeoutMs`, how long a streaming model response may stay silent before
+    /// the call fails as stalled (retryable). Unset → the provider layer's default (120 s).
+    pub stream_idle_timeout_ms: Option<u64>,
+}
+
+/// `retry`: the session-level auto-retry (pi-reference §8.6).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RetrySettings {
+    /// `retry.enabled` (true).
+    pub enabled: Option<bool>,
+    /// `retry.maxRetries` (3).
+    pub max_retries: Option<u32>,
+    /// `retry.baseDelayMs` (2000).
+    pub base_delay_ms: Option<u64>,
+    /// `retry.provider.*`.
+    #[serde(default)]
+    pub provider: ProviderRetrySettings,
+}
+
+/// `retry.provider`: provider-level options. rho's providers make no hidden retries, so only
+/// `maxRetryDelayMs` has a meaning for rho; the others are read and not used.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderRetrySettings {
+    /// `retry.provider.timeoutMs`.
+    pub timeout_ms: Option<u64>,
+    /// `retry.provider.maxRetries`.
+    pub max_retries: Option<u32>,
+    /// `retry.provider.maxRetryDelayMs` (60000; 0 disables the cap). Pi's old
+    /// `retry.maxDelayMs` is migrated here.
+    pub max_retry_delay_ms: Option<u64>,
+}
+
+/// `compaction` (pi-reference §8.4).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionSettings {
+    /// `compaction.enabled` (true).
+    pub enabled: Option<bool>,
+    /// `compaction.reserveTokens` (16384).
+    pub reserve_tokens: Option<u64>,
+    /// `compaction.keepRecentTokens` (20000).
+    pub keep_recent_tokens: Option<u64>,
+}
+
+/// rho's `budget`: the per-prompt limits of contract §3.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetSettings {
+    /// `budget.maxTurns`.
+    pub max_turns: Option<u64>,
+    /// `budget.maxCost`, in US dollars; never negative.
+    #[serde(default, deserialize_with = "non_negative")]
+    pub max_cost: Option<f64>,
+    /// `budget.maxTokens`.
+    pub max_tokens: Option<u64>,
+}
+
+/// What the tools may touch: `--permission` and the `permission` setting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum Permission {
+    /// Tools may read; nothing is written or run.
+    #[serde(rename = "read-only")]
+    ReadOnly,
+    /// Tools may write inside the workspace (and the allowed directories).
+    #[serde(rename = "workspace-write")]
+    WorkspaceWrite,
+    /// No restriction.
+    #[serde(rename = "full")]
+    Full,
+}
+
+impl Permission {
+    /// The accepted names, in order of increasing freedom.
+    pub const NAMES: [&'static str; 3] = ["read-only", "workspace-write", "full"];
+
+    /// The permission named `text`, if any.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "read-only" => Some(Permission::ReadOnly),
+            "workspace-write" => Some(Permission::WorkspaceWrite),
+            "full" => Some(Permission::Full),
+            _ => None,
+        }
+    }
+
+    /// Its name as written on the command line and in settings.
+    pub fn name(self) -> &'static str {
+        match self {
+            Permission::ReadOnly => "read-only",
+            Permission::WorkspaceWrite => "workspace-write",
+            Permission::Full => "full",
+        }
+    }
+}
+
+fn non_negative<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    let value = Option::<f64>::deserialize(deserializer)?;
+    match value {
+        Some(cost) if !(cost.is_finite() && cost >= 0.0) => Err(serde::de::Error::custom(format!(
+            "must be a non-negative number of US dollars, got {cost}"
+        ))),
+        other => Ok(other),
+    }
+}
+
+impl Settings {
+    /// The session's retry policy: the `retry` keys over Pi's defaults.
+    pub fn retry_policy(&self) -> RetryPolicy {
+        let defaults = RetryPolicy::default();
+        RetryPolicy {
+            enabled: self.retry.enabled.unwrap_or(defaults.enabled),
+            max_retries: self.retry.max_retries.unwrap_or(defaults.max_retries),
+            base_delay_ms: self.retry.base_delay_ms.unwrap_or(defaults.base_delay_ms),
+        }
+    }
+
+    /// The budget of the `budget` keys (flags override each limit separately).
+    pub fn budget(&self) -> Budget {
+        Budget {
+            max_turns: self.budget.max_turns,
+            max_cost: self.budget.max_cost,
+            max_tokens: self.budget.max_tokens,
+        }
+    }
+
+    /// `streamIdleTimeoutMs` as a duration, if set.
+    pub fn stream_idle_timeout(&self) -> Option<Duration> {
+        self.stream_idle_timeout_ms.map(Duration::from_millis)
+    }
+}

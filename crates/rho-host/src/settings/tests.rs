@@ -1,0 +1,117 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::*;
+use crate::retry::RetryPolicy;
+
+fn paths(dir: &Path, global: Option<&str>, project: Option<&str>) -> SettingsPaths {
+    let home = dir.join("home");
+    let cwd = dir.join("project");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(cwd.join(PROJECT_DIR)).unwrap();
+    if let Some(text) = global {
+        std::fs::write(home.join(SETTINGS_FILE), text).unwrap();
+    }
+    if let Some(text) = project {
+        std::fs::write(cwd.join(PROJECT_DIR).join(SETTINGS_FILE), text).unwrap();
+    }
+    SettingsPaths::new(Some(&home), &cwd)
+}
+
+#[test]
+fn no_files_means_pi_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = load_settings(&paths(dir.path(), None, None)).unwrap();
+    assert_eq!(settings, Settings::default());
+    assert_eq!(settings.retry_policy(), RetryPolicy::default());
+}
+
+#[test]
+fn the_project_file_overrides_the_global_one_key_by_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let global = r#"{"defaultModel": "g", "defaultThinkingLevel": "high",
+        "retry": {"maxRetries": 5, "baseDelayMs": 10}, "budget": {"maxTurns": 4},
+        "theme": "dark", "permission": "read-only"}"#;
+    let project = r#"{"defaultModel": "p", "retry": {"baseDelayMs": 1},
+        "steeringMode": "all", "allowDirs": ["/tmp"], "streamIdleTimeoutMs": 500}"#;
+    let settings = load_settings(&paths(dir.path(), Some(global), Some(project))).unwrap();
+    assert_eq!(settings.default_model.as_deref(), Some("p"));
+    assert_eq!(
+        settings.default_thinking_level,
+        Some(rho_ai::ThinkingLevel::High)
+    );
+    assert_eq!(
+        settings.retry_policy(),
+        RetryPolicy {
+            enabled: true,
+            max_retries: 5,
+            base_delay_ms: 1
+        }
+    );
+    assert_eq!(settings.budget().max_turns, Some(4));
+    assert_eq!(settings.steering_mode, Some(rho_agent::QueueMode::All));
+    assert_eq!(settings.permission, Some(Permission::ReadOnly));
+    assert_eq!(settings.allow_dirs, Some(vec!["/tmp".to_owned()]));
+    assert_eq!(
+        settings.stream_idle_timeout(),
+        Some(std::time::Duration::from_millis(500))
+    );
+}
+
+#[test]
+fn a_file_that_is_not_json_is_an_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = paths(dir.path(), Some("{\"defaultModel\": "), None);
+    let error = load_settings(&paths).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "settings file {} is not valid JSON: EOF while parsing a value at line 1 column 17",
+            paths.global.unwrap().display()
+        )
+    );
+}
+
+#[test]
+fn a_value_of_the_wrong_type_is_an_error_naming_the_file_and_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = paths(
+        dir.path(),
+        None,
+        Some(r#"{"retry": {"maxRetries": "many"}}"#),
+    );
+    let error = load_settings(&paths).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "settings file {}: retry.maxRetries: invalid type: string \"many\", expected u32",
+            paths.project.display()
+        )
+    );
+}
+
+#[test]
+fn unknown_permission_and_negative_cost_are_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths1 = paths(dir.path(), Some(r#"{"permission": "root"}"#), None);
+    let error = load_settings(&paths1).unwrap_err().to_string();
+    assert!(error.ends_with(
+        "permission: unknown variant `root`, expected one of `read-only`, `workspace-write`, `full`"
+    ), "{error}");
+    let paths2 = paths(dir.path(), Some(r#"{"budget": {"maxCost": -1}}"#), None);
+    let error = load_settings(&paths2).unwrap_err().to_string();
+    assert!(
+        error.ends_with("budget.maxCost: must be a non-negative number of US dollars, got -1"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_top_level_array_is_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = paths(dir.path(), Some("[]"), None);
+    let error = load_settings(&paths).unwrap_err().to_string();
+    assert!(
+        error.ends_with("is not valid JSON: the top level must be an object"),
+        "{error}"
+    );
+}
