@@ -2,9 +2,12 @@
 //! session's event stream, and the coding tools.
 
 pub mod budget;
+pub mod gate;
+pub mod prompt;
 pub mod providers;
 pub mod retry;
 pub mod session;
+pub mod settings;
 pub mod tools;
 pub mod toolset;
 

@@ -1,28 +1,34 @@
 //! The `rho` binary: flags, modes and exit codes. Everything below the edge lives in the library
 //! crates; this file only wires them together.
 
+mod argv;
+mod auth;
 mod cli;
 mod model_choice;
+mod model_scope;
 mod output;
+mod prompt_input;
+mod rpc;
 mod run;
 mod verify;
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use clap::error::ErrorKind;
 
 /// Exit code of every failure before the first model call (contract §3).
 pub const EXIT_PREFLIGHT: u8 = 2;
 
 fn main() -> ExitCode {
-    // `rho verify` is a separate tool with its own arguments, so it is routed before the main
-    // command line is parsed.
+    // `rho verify` and `rho auth` are separate tools with their own arguments, so they are
+    // routed before the main command line is parsed.
     let mut args = std::env::args_os().skip(1);
-    if args.next().is_some_and(|first| first == "verify") {
-        return ExitCode::from(verify::main(args));
+    match args.next() {
+        Some(first) if first == "verify" => return ExitCode::from(verify::main(args)),
+        Some(first) if first == "auth" => return ExitCode::from(auth::main(args)),
+        _ => {}
     }
-    let cli = match cli::Cli::try_parse() {
+    let cli = match cli::Cli::parse_args(std::env::args_os().skip(1)) {
         Ok(cli) => cli,
         Err(error) => {
             let code = match error.kind() {

@@ -1,19 +1,23 @@
 //! One invocation of `rho -p` / `rho --mode json`: resolve the prompt, build the session, run
 //! the prompts, map the outcome to an exit code.
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use anyhow::{Context as _, bail};
 use rho_agent::AgentOptions;
 use rho_ai::faux::FauxScript;
+use rho_host::settings::{Settings, SettingsPaths, load_settings};
 use rho_host::toolset::{DEFAULT_TOOLS, create_tools};
 use rho_host::{AgentSession, Budget, RetryPolicy, SettledReason};
+use rho_models::{ProcessEnvironment, rho_home};
 
 use crate::cli::{Cli, Mode};
 use crate::model_choice;
 use crate::output::{SessionHeader, print_final_answer, write_json_line};
+use crate::prompt_input::resolve_prompts;
 
 /// Exit codes after the first model call (contract §3).
 mod exit {
@@ -27,6 +31,9 @@ mod exit {
 
 /// Runs the command line; `Err` is a failure before the first model call (exit 2).
 pub async fn run(cli: Cli) -> anyhow::Result<u8> {
+    if let Some(flag) = cli.session_flag() {
+        bail!("{flag} is not supported yet");
+    }
     if let Some(search) = &cli.list_models {
         let (registry, auth) = model_choice::load_registry();
         print!(
@@ -37,13 +44,17 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     }
     let json = match cli.mode {
         Some(Mode::Json) => true,
-        Some(Mode::Rpc) => bail!("--mode rpc is not available in this version of rho"),
+        Some(Mode::Rpc) => return crate::rpc::run(&cli).await,
         Some(Mode::Text) | None => false,
     };
     let piped_stdin = !std::io::stdin().is_terminal();
     if !json && !cli.print && !piped_stdin {
         bail!("interactive mode is not available in this version of rho; use -p or --mode json");
     }
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let settings = settings(&cwd)?;
+    let budget = budget(&cli, &settings)?;
+    let retry = retry_policy(&settings)?;
     let choice = match &cli.faux_script {
         Some(script_path) => {
             if cli.model.is_some() || cli.provider.is_some() {
@@ -55,26 +66,25 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         None => {
             let (registry, auth) = model_choice::load_registry();
-            model_choice::choose(&cli, &registry, auth)?
+            model_choice::choose(&cli, &settings, &registry, auth)?
         }
     };
-    let budget = budget(&cli)?;
-    let retry = retry_policy()?;
-    let prompts = resolve_prompts(&cli.messages, piped_stdin)?;
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let prompts = resolve_prompts(&cli.messages, piped_stdin, &cwd)?;
+    if !prompts.first.images.is_empty() {
+        bail!("image @file arguments are not supported yet (the session takes text prompts only)");
+    }
 
     let session_id = uuid::Uuid::now_v7().to_string();
-    let tools = if cli.no_tools {
-        Vec::new()
-    } else {
-        let names: Vec<&str> = match &cli.tools {
-            Some(names) => names.iter().map(|name| name.trim()).collect(),
-            None => DEFAULT_TOOLS.to_vec(),
-        };
-        create_tools(&cwd, &names)
+    // As in Pi, an explicit `--tools` list wins over `--no-tools`/`--no-builtin-tools`.
+    let names: Vec<&str> = match &cli.tools {
+        Some(names) => names.iter().map(|name| name.trim()).collect(),
+        None if cli.no_tools || cli.no_builtin_tools => Vec::new(),
+        None => DEFAULT_TOOLS.to_vec(),
     };
     let mut options = AgentOptions::new(choice.provider, choice.model);
-    options.tools = tools;
+    options.tools = create_tools(&cwd, &names);
+    options.steering_mode = settings.steering_mode.unwrap_or_default();
+    options.follow_up_mode = settings.follow_up_mode.unwrap_or_default();
     options.api_key = choice.api_key;
     options.session_id = Some(session_id.clone());
     let session = AgentSession::builder(options)
@@ -104,7 +114,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     // Like Pi, the remaining messages run one after another whatever the previous one ended in;
     // only an abort (a signal) stops the sequence.
     let mut last = None;
-    for prompt in prompts {
+    let texts = std::iter::once(prompts.first.text).chain(prompts.rest);
+    for prompt in texts {
         let settled = session.prompt(&prompt).await?;
         last = Some(settled.reason);
         if settled.reason == SettledReason::Aborted || signal.load(Ordering::SeqCst) != 0 {
@@ -128,49 +139,39 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     })
 }
 
-/// The budget flags (contract §3); a negative or non-finite cost is a bad value (exit 2).
-fn budget(cli: &Cli) -> anyhow::Result<Budget> {
+/// `RHO_HOME/settings.json` under the project's `.rho/settings.json`; a broken file is a
+/// failure before the model (exit 2), named in the message.
+fn settings(cwd: &Path) -> anyhow::Result<Settings> {
+    let home = rho_home(&ProcessEnvironment);
+    Ok(load_settings(&SettingsPaths::new(home.as_deref(), cwd))?)
+}
+
+/// The budget flags (contract §3) over the settings' `budget`, limit by limit; a negative or
+/// non-finite cost is a bad value (exit 2).
+fn budget(cli: &Cli, settings: &Settings) -> anyhow::Result<Budget> {
     if let Some(cost) = cli.max_cost
         && !(cost.is_finite() && cost >= 0.0)
     {
         bail!("--max-cost must be a non-negative number of US dollars, got {cost}");
     }
+    let defaults = settings.budget();
     Ok(Budget {
-        max_turns: cli.max_turns,
-        max_cost: cli.max_cost,
-        max_tokens: cli.max_tokens,
+        max_turns: cli.max_turns.or(defaults.max_turns),
+        max_cost: cli.max_cost.or(defaults.max_cost),
+        max_tokens: cli.max_tokens.or(defaults.max_tokens),
     })
 }
 
-/// Pi's retry defaults; the developer knob `RHO_RETRY_BASE_DELAY_MS` shortens the base delay
-/// (tests of the retry path over real HTTP would otherwise wait 2 s, 4 s, …).
-fn retry_policy() -> anyhow::Result<RetryPolicy> {
-    let mut policy = RetryPolicy::default();
+/// The settings' `retry` policy; the developer knob `RHO_RETRY_BASE_DELAY_MS` shortens the base
+/// delay (tests of the retry path over real HTTP would otherwise wait 2 s, 4 s, …).
+fn retry_policy(settings: &Settings) -> anyhow::Result<RetryPolicy> {
+    let mut policy = settings.retry_policy();
     if let Ok(value) = std::env::var("RHO_RETRY_BASE_DELAY_MS") {
         policy.base_delay_ms = value.trim().parse().with_context(|| {
             format!("RHO_RETRY_BASE_DELAY_MS must be a number of milliseconds, got {value:?}")
         })?;
     }
     Ok(policy)
-}
-
-/// Piped stdin (trimmed) + the first message, joined without a separator; the other messages
-/// follow as separate prompts (pi-reference §7.1).
-fn resolve_prompts(messages: &[String], piped_stdin: bool) -> anyhow::Result<Vec<String>> {
-    let mut stdin_text = String::new();
-    if piped_stdin {
-        std::io::stdin()
-            .read_to_string(&mut stdin_text)
-            .context("cannot read standard input")?;
-    }
-    let stdin_text = stdin_text.trim();
-    let mut prompts: Vec<String> = messages.to_vec();
-    match prompts.first_mut() {
-        Some(first) => first.insert_str(0, stdin_text),
-        None if !stdin_text.is_empty() => prompts.push(stdin_text.to_owned()),
-        None => bail!("no prompt given: pass a message, e.g. rho -p \"…\""),
-    }
-    Ok(prompts)
 }
 
 /// SIGINT, SIGTERM and SIGHUP abort the run cleanly; the exit code says which one came. A second

@@ -1,9 +1,15 @@
 //! The crate's integration tests, one module per concern, linked into one test binary
 //! (one link instead of one per file: less time and disk for `cargo test`).
 
+mod cli_auth;
 mod cli_budget;
+mod cli_flags;
+mod cli_input;
 mod cli_json;
 mod cli_providers;
 mod cli_retry;
+mod cli_settings;
 mod cli_signals;
+mod rpc_pi_client;
+mod rpc_protocol;
 mod verify;

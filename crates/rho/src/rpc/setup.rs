@@ -1,0 +1,130 @@
+//! What an RPC session is built from, read the way `-p` and `--mode json` read it: settings,
+//! the first model and its catalog, budget, retry policy.
+//!
+//! These mirror private helpers of `run.rs`; they can become one shared function once the
+//! command line's setup settles.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context as _, bail};
+use rho_ai::ThinkingLevel;
+use rho_ai::faux::{FauxProvider, FauxScript};
+use rho_host::settings::{Settings, SettingsPaths, load_settings};
+use rho_host::{Budget, RetryPolicy};
+use rho_models::{AuthStore, ModelEntry, ProcessEnvironment, rho_home};
+
+use super::models::{ModelCatalog, Route};
+use crate::cli::Cli;
+use crate::model_choice;
+
+/// The first model and what can be switched to.
+pub struct FirstModel {
+    /// The models `set_model` and `cycle_model` pick from.
+    pub catalog: ModelCatalog,
+    /// The first model.
+    pub entry: ModelEntry,
+    /// Its route.
+    pub route: Route,
+    /// Its thinking level.
+    pub thinking: ThinkingLevel,
+}
+
+/// The first model, as `-p` and `--mode json` choose it, and the catalog `set_model` and
+/// `cycle_model` pick from.
+pub fn choose_model(cli: &Cli, settings: &Settings) -> anyhow::Result<FirstModel> {
+    if let Some(script_path) = &cli.faux_script {
+        if cli.model.is_some() || cli.provider.is_some() {
+            bail!("--faux-script cannot be combined with --model or --provider");
+        }
+        let script_text = std::fs::read_to_string(script_path)
+            .with_context(|| format!("cannot read faux script {}", script_path.display()))?;
+        let script = FauxScript::parse(&script_text)?;
+        let provider = FauxProvider::from_script(&script);
+        let entry = ModelEntry::new(provider.model());
+        let catalog = ModelCatalog::Faux {
+            entry: entry.clone(),
+            provider: Arc::new(provider),
+        };
+        let route = catalog.route(&entry)?;
+        return Ok(FirstModel {
+            catalog,
+            entry,
+            route,
+            thinking: ThinkingLevel::Off,
+        });
+    }
+    let (registry, auth) = model_choice::load_registry();
+    let choice = model_choice::choose(cli, settings, &registry, auth)?;
+    // `choose` consumed its key store; the catalog keeps one of its own (warnings were printed
+    // by the first load).
+    let env = Arc::new(ProcessEnvironment);
+    let mut auth = match rho_home(env.as_ref()) {
+        Some(home) => AuthStore::load(&home, env).0,
+        None => AuthStore::empty(env),
+    };
+    if let Some(key) = &cli.api_key {
+        auth.set_runtime_api_key(
+            choice.model.provider.clone(),
+            rho_models::ApiKey::new(key.clone()),
+        );
+    }
+    let found = registry
+        .find(&choice.model.provider, &choice.model.id)
+        .cloned();
+    let catalog = ModelCatalog::registry(registry, auth);
+    // A catalog model is held without its request headers (clients see it; the route adds them);
+    // a model synthesised for an unknown id is kept as chosen.
+    let (entry, route) = match found {
+        Some(entry) => {
+            let route = catalog.route(&entry)?;
+            (entry, route)
+        }
+        None => (
+            ModelEntry::new(choice.model),
+            Route {
+                provider: choice.provider,
+                api_key: choice.api_key,
+                headers: Vec::new(),
+            },
+        ),
+    };
+    Ok(FirstModel {
+        catalog,
+        entry,
+        route,
+        thinking: choice.thinking,
+    })
+}
+
+/// The settings of `RHO_HOME` and the project, as `-p` reads them.
+pub fn settings(cwd: &Path) -> anyhow::Result<Settings> {
+    let home = rho_home(&ProcessEnvironment);
+    Ok(load_settings(&SettingsPaths::new(home.as_deref(), cwd))?)
+}
+
+/// The budget flags over the settings' `budget`, as `-p` reads them.
+pub fn budget(cli: &Cli, settings: &Settings) -> anyhow::Result<Budget> {
+    if let Some(cost) = cli.max_cost
+        && !(cost.is_finite() && cost >= 0.0)
+    {
+        bail!("--max-cost must be a non-negative number of US dollars, got {cost}");
+    }
+    let defaults = settings.budget();
+    Ok(Budget {
+        max_turns: cli.max_turns.or(defaults.max_turns),
+        max_cost: cli.max_cost.or(defaults.max_cost),
+        max_tokens: cli.max_tokens.or(defaults.max_tokens),
+    })
+}
+
+/// Pi's retry defaults, with the developer knob `RHO_RETRY_BASE_DELAY_MS` as `-p` reads it.
+pub fn retry_policy(settings: &Settings) -> anyhow::Result<RetryPolicy> {
+    let mut policy = settings.retry_policy();
+    if let Ok(value) = std::env::var("RHO_RETRY_BASE_DELAY_MS") {
+        policy.base_delay_ms = value.trim().parse().with_context(|| {
+            format!("RHO_RETRY_BASE_DELAY_MS must be a number of milliseconds, got {value:?}")
+        })?;
+    }
+    Ok(policy)
+}

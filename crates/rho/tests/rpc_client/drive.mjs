@@ -1,0 +1,72 @@
+// Drives `rho --mode rpc` with Pi 0.73.1's own RpcClient and prints what it saw as one JSON
+// object. Environment: RHO_BIN (the rho binary), RHO_FAUX_SCRIPT (the faux script), RHO_CWD
+// (the working directory), PI_PACKAGE_DIR (the installed @mariozechner/pi-coding-agent).
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { dirname, join } from "node:path";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const { RpcClient } = await import(pathToFileURL(join(process.env.PI_PACKAGE_DIR, "dist/index.js")).href);
+
+const client = new RpcClient({
+  cliPath: join(here, "spawn_rho.mjs"),
+  cwd: process.env.RHO_CWD,
+  args: ["--faux-script", process.env.RHO_FAUX_SCRIPT],
+});
+const report = {};
+await client.start();
+try {
+  const events = [];
+  client.onEvent((event) => events.push(event.type));
+  const idle = client.waitForIdle(20000);
+  await client.prompt("Say hi with bash");
+  await idle;
+  // Up to `agent_end`, where waitForIdle resolves; what follows (rho's `agent_settled`) may or
+  // may not have arrived yet.
+  const end = events.indexOf("agent_end");
+  report.eventTypes = events.slice(0, end + 1).filter((type) => type !== "message_update" && type !== "tool_execution_update");
+  // `agent_settled` (rho's) follows `agent_end`; getMessages after it sees the whole run.
+  report.messages = (await client.getMessages()).map((m) => ({
+    role: m.role,
+    stopReason: m.stopReason,
+    toolName: m.toolName,
+    isError: m.isError,
+    text: (Array.isArray(m.content) ? m.content : [])
+      .filter((b) => b.type === "text")
+      .map((b) => b.text)
+      .join(""),
+  }));
+  const state = await client.getState();
+  report.state = {
+    model: `${state.model.provider}/${state.model.id}`,
+    thinkingLevel: state.thinkingLevel,
+    isStreaming: state.isStreaming,
+    messageCount: state.messageCount,
+    pendingMessageCount: state.pendingMessageCount,
+    steeringMode: state.steeringMode,
+    followUpMode: state.followUpMode,
+  };
+  report.lastAssistantText = await client.getLastAssistantText();
+  const stats = await client.getSessionStats();
+  report.stats = {
+    userMessages: stats.userMessages,
+    assistantMessages: stats.assistantMessages,
+    toolCalls: stats.toolCalls,
+    toolResults: stats.toolResults,
+    totalMessages: stats.totalMessages,
+    sessionIdMatches: stats.sessionId === state.sessionId,
+  };
+  // Pi answers an unknown command without its id, so the client sees the response as an event.
+  const unknown = new Promise((resolve) => {
+    const stop = client.onEvent((event) => {
+      if (event.type === "response" && event.command === "no_such_command") {
+        stop();
+        resolve(event);
+      }
+    });
+  });
+  client.process.stdin.write(JSON.stringify({ id: "u1", type: "no_such_command" }) + "\n");
+  report.unknownCommand = await unknown;
+} finally {
+  await client.stop();
+}
+process.stdout.write(JSON.stringify(report) + "\n");

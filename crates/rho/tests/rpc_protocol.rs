@@ -1,0 +1,445 @@
+//! `rho --mode rpc` end to end: a real process, commands on its stdin, responses and events read
+//! from its stdout (Pi's protocol, pi-reference §7.6).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod harness;
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use self::harness::{Rpc, failure, faux_model, response, workspace};
+
+#[test]
+fn a_prompt_is_answered_on_acceptance_then_its_events_follow_and_the_run_settles() {
+    let (dir, script) = workspace("echo hi", "It printed hi.");
+    let mut rpc = Rpc::start(dir.path(), &script);
+    rpc.send(json!({"id": "p1", "type": "prompt", "message": "Say hi"}));
+    assert_eq!(rpc.next(), response("p1", "prompt", None));
+    assert_eq!(rpc.next()["type"], "agent_start");
+    let (settled, events) = rpc.until(|line| line["type"] == "agent_settled");
+    assert_eq!(settled["reason"], "completed");
+    let types: Vec<&str> = events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .filter(|t| !matches!(*t, "message_update" | "tool_execution_update"))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "turn_start",
+            "message_start",
+            "message_end",
+            "message_start",
+            "message_end",
+            "tool_execution_start",
+            "tool_execution_end",
+            "message_start",
+            "message_end",
+            "turn_end",
+            "turn_start",
+            "message_start",
+            "message_end",
+            "turn_end",
+            "agent_end",
+        ]
+    );
+    assert!(events.iter().all(|e| e.get("id").is_none()));
+    assert_eq!(
+        rpc.call(json!({"id": "t", "type": "get_last_assistant_text"})),
+        response(
+            "t",
+            "get_last_assistant_text",
+            Some(json!({"text": "It printed hi."}))
+        )
+    );
+}
+
+#[test]
+fn every_state_model_and_queue_command_answers_as_pi_does() {
+    let (dir, script) = workspace("echo hi", "It printed hi.");
+    let mut rpc = Rpc::start(dir.path(), &script);
+    let state = rpc.call(json!({"id": "s1", "type": "get_state"}));
+    let session_id = state["data"]["sessionId"].as_str().unwrap().to_owned();
+    assert_eq!(session_id.len(), 36);
+    let idle_state = |id: &str, steering: &str, follow_up: &str, count: usize, session: &str| {
+        response(
+            id,
+            "get_state",
+            Some(json!({
+                "model": faux_model(), "thinkingLevel": "off", "isStreaming": false,
+                "isCompacting": false, "steeringMode": steering, "followUpMode": follow_up,
+                "sessionId": session, "autoCompactionEnabled": false,
+                "messageCount": count, "pendingMessageCount": 0
+            })),
+        )
+    };
+    assert_eq!(
+        state,
+        idle_state("s1", "one-at-a-time", "one-at-a-time", 0, &session_id)
+    );
+    let expectations = [
+        (
+            json!({"id": "a", "type": "get_available_models"}),
+            response(
+                "a",
+                "get_available_models",
+                Some(json!({"models": [faux_model()]})),
+            ),
+        ),
+        (
+            json!({"id": "b", "type": "set_model", "provider": "faux", "modelId": "faux-1"}),
+            response("b", "set_model", Some(faux_model())),
+        ),
+        (
+            json!({"id": "c", "type": "set_model", "provider": "nope", "modelId": "x"}),
+            failure("c", "set_model", "Model not found: nope/x"),
+        ),
+        (
+            json!({"id": "d", "type": "cycle_model"}),
+            response("d", "cycle_model", Some(Value::Null)),
+        ),
+        (
+            json!({"id": "e", "type": "set_thinking_level", "level": "high"}),
+            response("e", "set_thinking_level", None),
+        ),
+        (
+            json!({"id": "f", "type": "cycle_thinking_level"}),
+            response("f", "cycle_thinking_level", Some(Value::Null)),
+        ),
+        (
+            json!({"id": "g", "type": "set_steering_mode", "mode": "all"}),
+            response("g", "set_steering_mode", None),
+        ),
+        (
+            json!({"id": "h", "type": "set_follow_up_mode", "mode": "all"}),
+            response("h", "set_follow_up_mode", None),
+        ),
+        (
+            json!({"id": "i", "type": "set_auto_retry", "enabled": false}),
+            response("i", "set_auto_retry", None),
+        ),
+        (
+            json!({"id": "j", "type": "abort_retry"}),
+            response("j", "abort_retry", None),
+        ),
+        (
+            json!({"id": "k", "type": "abort_bash"}),
+            response("k", "abort_bash", None),
+        ),
+        (
+            json!({"id": "l", "type": "get_commands"}),
+            response("l", "get_commands", Some(json!({"commands": []}))),
+        ),
+        (
+            json!({"id": "m", "type": "get_messages"}),
+            response("m", "get_messages", Some(json!({"messages": []}))),
+        ),
+        (
+            json!({"id": "n", "type": "get_last_assistant_text"}),
+            response("n", "get_last_assistant_text", Some(json!({}))),
+        ),
+        (
+            json!({"id": "o", "type": "abort"}),
+            response("o", "abort", None),
+        ),
+    ];
+    for (command, expected) in expectations {
+        assert_eq!(rpc.call(command), expected);
+    }
+    // The faux model does not reason: "high" was clamped to "off", so no level change was said;
+    // the modes stuck, and set_auto_retry kept the session.
+    assert_eq!(
+        rpc.call(json!({"id": "s2", "type": "get_state"})),
+        idle_state("s2", "all", "all", 0, &session_id)
+    );
+    let stats = rpc.call(json!({"id": "st", "type": "get_session_stats"}));
+    assert_eq!(
+        stats,
+        response(
+            "st",
+            "get_session_stats",
+            Some(json!({
+                "sessionId": session_id, "userMessages": 0, "assistantMessages": 0,
+                "toolCalls": 0, "toolResults": 0, "totalMessages": 0,
+                "tokens": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+                "cost": 0,
+                "contextUsage": {"tokens": 0, "contextWindow": 128000, "percent": 0}
+            }))
+        )
+    );
+    // Queued while idle: both wait for the next prompt.
+    assert_eq!(
+        rpc.call(json!({"id": "q1", "type": "steer", "message": "first this"})),
+        response("q1", "steer", None)
+    );
+    assert_eq!(
+        rpc.call(json!({"id": "q2", "type": "follow_up", "message": "then that"})),
+        response("q2", "follow_up", None)
+    );
+    assert_eq!(
+        rpc.call(json!({"id": "s3", "type": "get_state"}))["data"]["pendingMessageCount"],
+        2
+    );
+    let fresh = rpc.call(json!({"id": "ns", "type": "new_session"}));
+    assert_eq!(
+        fresh,
+        response("ns", "new_session", Some(json!({"cancelled": false})))
+    );
+    let state = rpc.call(json!({"id": "s4", "type": "get_state"}));
+    let new_id = state["data"]["sessionId"].as_str().unwrap().to_owned();
+    assert_ne!(new_id, session_id);
+    assert_eq!(state, idle_state("s4", "all", "all", 0, &new_id));
+}
+
+#[test]
+fn commands_without_their_machinery_fail_clearly_and_the_session_ones_echo_ids() {
+    let (dir, script) = workspace("echo hi", "ok");
+    let mut rpc = Rpc::start(dir.path(), &script);
+    let files = "this version of rho keeps sessions in memory only";
+    let compaction = "this version of rho does not compact context";
+    let cases = [
+        (json!({"id": "1", "type": "compact"}), "compact", compaction),
+        (
+            json!({"id": "2", "type": "set_auto_compaction", "enabled": true}),
+            "set_auto_compaction",
+            compaction,
+        ),
+        (
+            json!({"id": "3", "type": "export_html"}),
+            "export_html",
+            files,
+        ),
+        (
+            json!({"id": "4", "type": "switch_session", "sessionPath": "/tmp/x.jsonl"}),
+            "switch_session",
+            files,
+        ),
+        (
+            json!({"id": "5", "type": "fork", "entryId": "abc"}),
+            "fork",
+            files,
+        ),
+        (json!({"id": "6", "type": "clone"}), "clone", files),
+        (
+            json!({"id": "7", "type": "get_fork_messages"}),
+            "get_fork_messages",
+            files,
+        ),
+        (
+            json!({"id": "8", "type": "set_session_name", "name": "work"}),
+            "set_session_name",
+            files,
+        ),
+    ];
+    for (command, kind, why) in cases {
+        let id = command["id"].as_str().unwrap().to_owned();
+        assert_eq!(
+            rpc.call(command),
+            failure(&id, kind, &format!("{kind} is not supported yet: {why}"))
+        );
+    }
+    assert_eq!(
+        rpc.call(json!({"id": "9", "type": "set_session_name", "name": "  "})),
+        failure("9", "set_session_name", "Session name cannot be empty")
+    );
+}
+
+#[test]
+fn a_malformed_line_an_unknown_command_and_a_missing_field_get_errors_and_serving_goes_on() {
+    let (dir, script) = workspace("echo hi", "ok");
+    let mut rpc = Rpc::start(dir.path(), &script);
+    rpc.send_raw("{not json");
+    assert_eq!(
+        rpc.next(),
+        json!({"type": "response", "command": "parse", "success": false,
+               "error": "Failed to parse command: key must be a string at line 1 column 2"})
+    );
+    rpc.send(json!({"id": "u", "type": "launch_rockets"}));
+    // As Pi: an unknown command's response carries no id.
+    assert_eq!(
+        rpc.next(),
+        json!({"type": "response", "command": "launch_rockets", "success": false,
+               "error": "Unknown command: launch_rockets"})
+    );
+    rpc.send(json!({"id": "m", "type": "set_model", "modelId": "faux-1"}));
+    assert_eq!(
+        rpc.next(),
+        failure(
+            "m",
+            "set_model",
+            "Invalid set_model command: \"provider\" must be a string"
+        )
+    );
+    rpc.send(json!({"id": 7, "type": "prompt"}));
+    assert_eq!(
+        rpc.next(),
+        json!({"id": 7, "type": "response", "command": "prompt", "success": false,
+               "error": "Invalid prompt command: \"message\" must be a string"})
+    );
+    rpc.send_raw("{\"id\":\"crlf\",\"type\":\"get_commands\"}\r");
+    assert_eq!(
+        rpc.next(),
+        response("crlf", "get_commands", Some(json!({"commands": []})))
+    );
+}
+
+#[test]
+fn a_prompt_while_streaming_is_refused_without_streaming_behavior_and_queued_with_it() {
+    let (dir, script) = workspace("sleep 5", "unused");
+    let mut rpc = Rpc::start(dir.path(), &script);
+    rpc.send(json!({"id": "p1", "type": "prompt", "message": "Wait"}));
+    rpc.until(|line| line["type"] == "tool_execution_start");
+    assert_eq!(
+        rpc.call(json!({"id": "p2", "type": "prompt", "message": "Again"})),
+        failure(
+            "p2",
+            "prompt",
+            "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+        )
+    );
+    rpc.send(
+        json!({"id": "p3", "type": "prompt", "message": "Steer", "streamingBehavior": "steer"}),
+    );
+    assert_eq!(
+        rpc.next(),
+        json!({"type": "queue_update", "steering": ["Steer"], "followUp": []})
+    );
+    assert_eq!(rpc.next(), response("p3", "prompt", None));
+    rpc.send(
+        json!({"id": "p4", "type": "prompt", "message": "Later", "streamingBehavior": "followUp"}),
+    );
+    assert_eq!(
+        rpc.next(),
+        json!({"type": "queue_update", "steering": ["Steer"], "followUp": ["Later"]})
+    );
+    assert_eq!(rpc.next(), response("p4", "prompt", None));
+    let state = rpc.call(json!({"id": "s", "type": "get_state"}));
+    assert_eq!(state["data"]["isStreaming"], true);
+    assert_eq!(state["data"]["pendingMessageCount"], 2);
+    assert_eq!(
+        rpc.call(json!({"id": "a", "type": "abort"})),
+        response("a", "abort", None)
+    );
+}
+
+#[test]
+fn abort_during_a_tool_ends_the_run_at_once() {
+    let (dir, script) = workspace("sleep 5", "unused");
+    let mut rpc = Rpc::start(dir.path(), &script);
+    rpc.send(json!({"id": "p", "type": "prompt", "message": "Wait"}));
+    rpc.until(|line| line["type"] == "tool_execution_start");
+    let started = Instant::now();
+    rpc.send(json!({"id": "a", "type": "abort"}));
+    let (abort, mut events) = rpc.until(|line| line["type"] == "response");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "abort took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(abort, response("a", "abort", None));
+    // The response and `agent_settled` both wait for the idle agent; either may come first.
+    if !events.iter().any(|e| e["type"] == "agent_settled") {
+        events.push(rpc.until(|line| line["type"] == "agent_settled").0);
+    }
+    let end = events
+        .iter()
+        .find(|e| e["type"] == "tool_execution_end")
+        .unwrap();
+    assert_eq!(end["isError"], true);
+    assert_eq!(end["result"]["content"][0]["text"], "Command aborted");
+    let tail: Vec<&str> = events[events.len() - 2..]
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(tail, ["agent_end", "agent_settled"]);
+    assert_eq!(events.last().unwrap()["reason"], "aborted");
+}
+
+#[test]
+fn bash_runs_a_user_command_records_it_before_the_next_prompt_and_abort_bash_stops_it() {
+    let (dir, script) = workspace("echo hi", "ok");
+    let mut rpc = Rpc::start(dir.path(), &script);
+    assert_eq!(
+        rpc.call(json!({"id": "b", "type": "bash", "command": "echo out; echo err >&2; exit 3"})),
+        response(
+            "b",
+            "bash",
+            Some(
+                json!({"output": "out\nerr\n", "exitCode": 3, "cancelled": false, "truncated": false})
+            )
+        )
+    );
+    let messages = rpc.call(json!({"id": "m", "type": "get_messages"}));
+    let message = &messages["data"]["messages"][0];
+    assert_eq!(
+        message,
+        &json!({
+            "role": "bashExecution", "command": "echo out; echo err >&2; exit 3",
+            "output": "out\nerr\n", "exitCode": 3, "cancelled": false, "truncated": false,
+            "timestamp": message["timestamp"]
+        })
+    );
+    rpc.send(json!({"id": "b2", "type": "bash", "command": "sleep 5"}));
+    let started = Instant::now();
+    rpc.send(json!({"id": "ab", "type": "abort_bash"}));
+    assert_eq!(rpc.next(), response("ab", "abort_bash", None));
+    assert_eq!(
+        rpc.next(),
+        response(
+            "b2",
+            "bash",
+            Some(json!({"output": "", "cancelled": true, "truncated": false}))
+        )
+    );
+    assert!(started.elapsed() < Duration::from_secs(3));
+    rpc.send(json!({"id": "p", "type": "prompt", "message": "What ran?"}));
+    rpc.until(|line| line["type"] == "agent_settled");
+    let messages = rpc.call(json!({"id": "m2", "type": "get_messages"}));
+    let roles: Vec<&str> = messages["data"]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            "bashExecution",
+            "bashExecution",
+            "user",
+            "assistant",
+            "toolResult",
+            "assistant"
+        ]
+    );
+}
+
+#[test]
+fn eof_on_stdin_ends_the_process_with_exit_code_0_even_mid_run() {
+    let (dir, script) = workspace("sleep 5", "unused");
+    let mut rpc = Rpc::start(dir.path(), &script);
+    rpc.send(json!({"id": "p", "type": "prompt", "message": "Wait"}));
+    rpc.until(|line| line["type"] == "tool_execution_start");
+    let started = Instant::now();
+    let status = rpc.close_stdin_and_wait(Duration::from_secs(10));
+    assert_eq!(status.code(), Some(0));
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "exit took {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn sigterm_and_sighup_end_the_process_with_143_and_129() {
+    for (signal, code) in [("TERM", 143), ("HUP", 129)] {
+        let (dir, script) = workspace("sleep 5", "unused");
+        let mut rpc = Rpc::start(dir.path(), &script);
+        rpc.send(json!({"id": "p", "type": "prompt", "message": "Wait"}));
+        rpc.until(|line| line["type"] == "tool_execution_start");
+        rpc.signal(signal);
+        let status = rpc.wait_for_exit(Duration::from_secs(10));
+        assert_eq!(status.code(), Some(code), "after SIG{signal}");
+    }
+}
