@@ -4,7 +4,8 @@ use std::fmt;
 use std::str::FromStr;
 
 /// `--permission read-only | workspace-write | full`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum PermissionMode {
     /// No `write`/`edit`; `bash` may write nowhere.
     ReadOnly,
@@ -16,6 +17,9 @@ pub enum PermissionMode {
 }
 
 impl PermissionMode {
+    /// The accepted names, in order of increasing freedom.
+    pub const NAMES: [&'static str; 3] = ["read-only", "workspace-write", "full"];
+
     /// The flag value, e.g. `workspace-write`.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -202,39 +202,3 @@ fn line_paths(line: &str) -> impl Iterator<Item = &str> {
         (digits > 0 && bytes.get(after) == Some(&sep)).then(|| &line[..i])
     })
 }
-
-/// The built-in tools named in `names` (as [`crate::toolset::create_tools`] makes them for the
-/// policy's cwd), with `read`/`write`/`edit` opening files through `policy` and `bash` running
-/// inside `sandbox`.
-pub fn create_gated_tools(
-    names: &[&str],
-    policy: &Arc<GatePolicy>,
-    sandbox: Option<Arc<rho_gate::Sandbox>>,
-) -> Vec<Arc<dyn rho_agent::AgentTool>> {
-    use crate::tools::{
-        BashTool, EditTool, FindTool, GrepTool, LsTool, MutationQueue, ReadTool, WriteTool,
-    };
-    let cwd = policy.cwd();
-    let queue = Arc::new(MutationQueue::default());
-    let mut tools: Vec<Arc<dyn rho_agent::AgentTool>> = Vec::with_capacity(names.len());
-    for name in names {
-        if tools.iter().any(|tool| tool.name() == *name) {
-            continue;
-        }
-        let tool: Arc<dyn rho_agent::AgentTool> = match *name {
-            "read" => Arc::new(ReadTool::new(cwd).with_gate(policy.clone())),
-            "bash" => Arc::new(match &sandbox {
-                Some(sandbox) => BashTool::new(cwd).with_sandbox(sandbox.clone()),
-                None => BashTool::new(cwd),
-            }),
-            "edit" => Arc::new(EditTool::new(cwd, queue.clone()).with_gate(policy.clone())),
-            "write" => Arc::new(WriteTool::new(cwd, queue.clone()).with_gate(policy.clone())),
-            "grep" => Arc::new(GrepTool::new(cwd)),
-            "find" => Arc::new(FindTool::new(cwd)),
-            "ls" => Arc::new(LsTool::new(cwd)),
-            _ => continue,
-        };
-        tools.push(tool);
-    }
-    tools
-}

@@ -14,6 +14,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::budget::{Budget, BudgetGate, Meter};
+use crate::prompt::PromptResources;
 use crate::retry::{RetryOutcome, RetryPolicy};
 
 /// Rejection of a prompt while a run is active.
@@ -122,6 +123,8 @@ pub(crate) struct Shared {
     /// The next user `message_start` is the prompt itself, not a queued message.
     prompt_pending: AtomicBool,
     pub(crate) retry: RetryPolicy,
+    /// Skills and prompt templates that `/skill:name` and `/template` prompts expand to.
+    pub(crate) prompt_resources: Option<Arc<PromptResources>>,
     /// The attempt of a started retry that no reply has answered yet.
     pub(crate) retry_pending: Mutex<Option<u32>>,
     /// Cancelled by `abort()`: ends the current prompt, retry waits included.
@@ -228,6 +231,7 @@ pub struct SessionBuilder {
     options: AgentOptions,
     retry: RetryPolicy,
     budget: Budget,
+    prompt_resources: Option<Arc<PromptResources>>,
 }
 
 impl SessionBuilder {
@@ -243,11 +247,19 @@ impl SessionBuilder {
         self
     }
 
+    /// Expands `/skill:name args` and `/template args` prompts with `resources` (as Pi does
+    /// before sending a prompt).
+    pub fn prompt_resources(mut self, resources: Arc<PromptResources>) -> Self {
+        self.prompt_resources = Some(resources);
+        self
+    }
+
     /// Creates the agent and the session over it.
     pub fn build(self) -> AgentSession {
         let shared = Arc::new(Shared {
             meter: Arc::new(Meter::new(self.budget)),
             retry: self.retry,
+            prompt_resources: self.prompt_resources,
             ..Shared::default()
         });
         let mut options = self.options;
@@ -276,6 +288,7 @@ impl AgentSession {
             options,
             retry: RetryPolicy::default(),
             budget: Budget::default(),
+            prompt_resources: None,
         }
     }
 
@@ -309,6 +322,11 @@ impl AgentSession {
         let cancel = CancellationToken::new();
         *lock(&self.shared.prompt_cancel) = cancel.clone();
         self.shared.prompt_pending.store(true, Ordering::SeqCst);
+        // A skill that cannot be read leaves the prompt as typed (Pi does the same).
+        let text = match &self.shared.prompt_resources {
+            Some(resources) => resources.expand_input(text).0,
+            None => text.to_owned(),
+        };
         let message: AgentMessage = UserMessage::text(text).into();
         match self.agent.prompt(vec![message]).await {
             Err(AgentError::Busy(_)) => return Err(SessionError::Busy),

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rho_agent::AgentTool;
+use rho_gate::{GatePolicy, Sandbox};
 
 use crate::tools::{
     BashTool, EditTool, FindTool, GrepTool, LsTool, MutationQueue, ReadTool, WriteTool,
@@ -16,10 +17,28 @@ pub const BUILTIN_TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "
 /// Pi's default active set, in Pi's order.
 pub const DEFAULT_TOOLS: [&str; 4] = ["read", "bash", "edit", "write"];
 
+/// How the tools are confined: `read`/`write`/`edit` open files through the gate's policy (the
+/// re-check at open time, against a symlink swapped in after preflight), `bash` runs inside the
+/// sandbox. The preflight check itself is [`crate::gate::Gate`], installed as the tool hooks.
+#[derive(Clone)]
+pub struct Confinement {
+    /// The policy the file tools open through.
+    pub policy: Arc<GatePolicy>,
+    /// The OS sandbox for `bash` (`None`: the path gate alone).
+    pub sandbox: Option<Arc<Sandbox>>,
+}
+
 /// Creates the named tools for a session rooted at `cwd`, in the order given. Unknown names are
 /// ignored (as Pi does: they may name tools of extensions), and so are repeats. `write` and
-/// `edit` share one file-mutation queue.
-pub fn create_tools(cwd: &Path, names: &[&str]) -> Vec<Arc<dyn AgentTool>> {
+/// `edit` share one file-mutation queue. Without `confinement` the tools touch what they are
+/// asked to, as Pi's do.
+pub fn create_tools(
+    cwd: &Path,
+    names: &[&str],
+    confinement: Option<&Confinement>,
+) -> Vec<Arc<dyn AgentTool>> {
+    let gate = confinement.map(|c| c.policy.clone());
+    let sandbox = confinement.and_then(|c| c.sandbox.clone());
     let queue = Arc::new(MutationQueue::default());
     let mut tools: Vec<Arc<dyn AgentTool>> = Vec::with_capacity(names.len());
     for name in names {
@@ -27,10 +46,10 @@ pub fn create_tools(cwd: &Path, names: &[&str]) -> Vec<Arc<dyn AgentTool>> {
             continue;
         }
         let tool: Arc<dyn AgentTool> = match *name {
-            "read" => Arc::new(ReadTool::new(cwd)),
-            "bash" => Arc::new(BashTool::new(cwd)),
-            "edit" => Arc::new(EditTool::new(cwd, queue.clone())),
-            "write" => Arc::new(WriteTool::new(cwd, queue.clone())),
+            "read" => Arc::new(ReadTool::new(cwd).with_gate(gate.clone())),
+            "bash" => Arc::new(BashTool::new(cwd).with_sandbox(sandbox.clone())),
+            "edit" => Arc::new(EditTool::new(cwd, queue.clone()).with_gate(gate.clone())),
+            "write" => Arc::new(WriteTool::new(cwd, queue.clone()).with_gate(gate.clone())),
             "grep" => Arc::new(GrepTool::new(cwd)),
             "find" => Arc::new(FindTool::new(cwd)),
             "ls" => Arc::new(LsTool::new(cwd)),

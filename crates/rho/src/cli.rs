@@ -195,8 +195,8 @@ pub struct Cli {
 }
 
 fn parse_permission(text: &str) -> Result<Permission, String> {
-    Permission::parse(text)
-        .ok_or_else(|| format!("expected one of {}", Permission::NAMES.join(", ")))
+    text.parse::<Permission>()
+        .map_err(|_| format!("expected one of {}", Permission::NAMES.join(", ")))
 }
 
 impl Cli {

@@ -2,22 +2,19 @@
 //! the prompts, map the outcome to an exit code.
 
 use std::io::IsTerminal;
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use anyhow::{Context as _, bail};
 use rho_agent::AgentOptions;
 use rho_ai::faux::FauxScript;
-use rho_host::settings::{Settings, SettingsPaths, load_settings};
-use rho_host::toolset::{DEFAULT_TOOLS, create_tools};
-use rho_host::{AgentSession, Budget, RetryPolicy, SettledReason};
-use rho_models::{ProcessEnvironment, rho_home};
+use rho_host::{AgentSession, SettledReason};
 
 use crate::cli::{Cli, Mode};
 use crate::model_choice;
 use crate::output::{SessionHeader, print_final_answer, write_json_line};
 use crate::prompt_input::resolve_prompts;
+use crate::setup;
 
 /// Exit codes after the first model call (contract §3).
 mod exit {
@@ -52,9 +49,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
         bail!("interactive mode is not available in this version of rho; use -p or --mode json");
     }
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let settings = settings(&cwd)?;
-    let budget = budget(&cli, &settings)?;
-    let retry = retry_policy(&settings)?;
+    let settings = setup::settings(&cwd)?;
+    let budget = setup::budget(&cli, &settings)?;
+    let retry = setup::retry_policy(&settings)?;
     let choice = match &cli.faux_script {
         Some(script_path) => {
             if cli.model.is_some() || cli.provider.is_some() {
@@ -75,14 +72,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     }
 
     let session_id = uuid::Uuid::now_v7().to_string();
-    // As in Pi, an explicit `--tools` list wins over `--no-tools`/`--no-builtin-tools`.
-    let names: Vec<&str> = match &cli.tools {
-        Some(names) => names.iter().map(|name| name.trim()).collect(),
-        None if cli.no_tools || cli.no_builtin_tools => Vec::new(),
-        None => DEFAULT_TOOLS.to_vec(),
-    };
+    let workspace = setup::workspace(&cli, &settings, &cwd)?;
     let mut options = AgentOptions::new(choice.provider, choice.model);
-    options.tools = create_tools(&cwd, &names);
+    options.tools = workspace.tools;
+    options.tool_hooks = Some(workspace.gate);
+    options.system_prompt = Some(workspace.system_prompt);
     options.steering_mode = settings.steering_mode.unwrap_or_default();
     options.follow_up_mode = settings.follow_up_mode.unwrap_or_default();
     options.api_key = choice.api_key;
@@ -90,6 +84,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     let session = AgentSession::builder(options)
         .budget(budget)
         .retry(retry)
+        .prompt_resources(workspace.resources)
         .build();
     session
         .agent()
@@ -137,41 +132,6 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
         Some(SettledReason::Budget) => exit::BUDGET,
         Some(SettledReason::Error | SettledReason::Aborted) => exit::ERROR,
     })
-}
-
-/// `RHO_HOME/settings.json` under the project's `.rho/settings.json`; a broken file is a
-/// failure before the model (exit 2), named in the message.
-fn settings(cwd: &Path) -> anyhow::Result<Settings> {
-    let home = rho_home(&ProcessEnvironment);
-    Ok(load_settings(&SettingsPaths::new(home.as_deref(), cwd))?)
-}
-
-/// The budget flags (contract §3) over the settings' `budget`, limit by limit; a negative or
-/// non-finite cost is a bad value (exit 2).
-fn budget(cli: &Cli, settings: &Settings) -> anyhow::Result<Budget> {
-    if let Some(cost) = cli.max_cost
-        && !(cost.is_finite() && cost >= 0.0)
-    {
-        bail!("--max-cost must be a non-negative number of US dollars, got {cost}");
-    }
-    let defaults = settings.budget();
-    Ok(Budget {
-        max_turns: cli.max_turns.or(defaults.max_turns),
-        max_cost: cli.max_cost.or(defaults.max_cost),
-        max_tokens: cli.max_tokens.or(defaults.max_tokens),
-    })
-}
-
-/// The settings' `retry` policy; the developer knob `RHO_RETRY_BASE_DELAY_MS` shortens the base
-/// delay (tests of the retry path over real HTTP would otherwise wait 2 s, 4 s, …).
-fn retry_policy(settings: &Settings) -> anyhow::Result<RetryPolicy> {
-    let mut policy = settings.retry_policy();
-    if let Ok(value) = std::env::var("RHO_RETRY_BASE_DELAY_MS") {
-        policy.base_delay_ms = value.trim().parse().with_context(|| {
-            format!("RHO_RETRY_BASE_DELAY_MS must be a number of milliseconds, got {value:?}")
-        })?;
-    }
-    Ok(policy)
 }
 
 /// SIGINT, SIGTERM and SIGHUP abort the run cleanly; the exit code says which one came. A second

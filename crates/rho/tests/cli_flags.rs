@@ -110,7 +110,15 @@ fn every_pi_flag_and_rhos_own_flags_parse_and_the_run_completes() {
         ])
         .output()
         .unwrap();
-    assert_eq!(String::from_utf8(output.stderr).unwrap(), "");
+    // `--verbose` reports the skill and template paths that do not exist; nothing else.
+    let root = dir.path().display();
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        format!(
+            "Warning: skill path does not exist ({root}/skills/a)\n\
+             Error: Prompt template path does not exist ({root}/t.md)\n"
+        )
+    );
     assert_eq!(String::from_utf8(output.stdout).unwrap(), "Done.\n");
     assert_eq!(output.status.code(), Some(0));
 }

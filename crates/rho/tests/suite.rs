@@ -10,6 +10,7 @@ mod cli_providers;
 mod cli_retry;
 mod cli_settings;
 mod cli_signals;
+mod cli_workspace;
 mod rpc_pi_client;
 mod rpc_protocol;
 mod verify;

@@ -99,42 +99,7 @@ pub struct BudgetSettings {
 }
 
 /// What the tools may touch: `--permission` and the `permission` setting.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-pub enum Permission {
-    /// Tools may read; nothing is written or run.
-    #[serde(rename = "read-only")]
-    ReadOnly,
-    /// Tools may write inside the workspace (and the allowed directories).
-    #[serde(rename = "workspace-write")]
-    WorkspaceWrite,
-    /// No restriction.
-    #[serde(rename = "full")]
-    Full,
-}
-
-impl Permission {
-    /// The accepted names, in order of increasing freedom.
-    pub const NAMES: [&'static str; 3] = ["read-only", "workspace-write", "full"];
-
-    /// The permission named `text`, if any.
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "read-only" => Some(Permission::ReadOnly),
-            "workspace-write" => Some(Permission::WorkspaceWrite),
-            "full" => Some(Permission::Full),
-            _ => None,
-        }
-    }
-
-    /// Its name as written on the command line and in settings.
-    pub fn name(self) -> &'static str {
-        match self {
-            Permission::ReadOnly => "read-only",
-            Permission::WorkspaceWrite => "workspace-write",
-            Permission::Full => "full",
-        }
-    }
-}
+pub use rho_gate::PermissionMode as Permission;
 
 fn non_negative<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
     let value = Option::<f64>::deserialize(deserializer)?;

@@ -79,8 +79,8 @@ impl WriteTool {
     }
 
     /// Writes files through `gate`, which re-checks the opened file against its roots.
-    pub fn with_gate(mut self, gate: Arc<rho_gate::GatePolicy>) -> Self {
-        self.gate = Some(gate);
+    pub fn with_gate(mut self, gate: impl Into<Option<Arc<rho_gate::GatePolicy>>>) -> Self {
+        self.gate = gate.into();
         self
     }
 

@@ -10,7 +10,8 @@ use rho_agent::{Agent, AgentEvent, AgentOptions};
 use rho_ai::faux::{FauxProvider, faux_message, faux_text, faux_tool_call};
 use rho_gate::sandbox::landlock_abi;
 use rho_gate::{CommandRules, GatePolicy, PermissionMode, Sandbox};
-use rho_host::gate::{Gate, create_gated_tools};
+use rho_host::gate::Gate;
+use rho_host::toolset::{Confinement, create_tools};
 use rho_host::{AgentSession, SessionEvent, SettledReason};
 use serde_json::Value;
 
@@ -113,7 +114,11 @@ pub async fn run_call(
     provider.push(faux_message(vec![faux_tool_call("c1", tool, args)]));
     provider.set_fallback(faux_message(vec![faux_text("done")]));
     let mut options = AgentOptions::new(Arc::new(provider.clone()), provider.model());
-    options.tools = create_gated_tools(&ALL_TOOLS, &policy, sandbox);
+    let confinement = Confinement {
+        policy: policy.clone(),
+        sandbox,
+    };
+    options.tools = create_tools(policy.cwd(), &ALL_TOOLS, Some(&confinement));
     options.tool_hooks = Some(Arc::new(Gate::new(policy)));
     let session = AgentSession::new(Agent::new(options));
     let ends = Arc::new(Mutex::new(Vec::new()));

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use rho_agent::{AgentMessage, AgentOptions, AgentTool, QueueMode};
+use rho_agent::{AgentMessage, AgentOptions, AgentTool, QueueMode, ToolHooks};
 use rho_ai::{Model, Provider, ThinkingLevel};
+use rho_host::prompt::PromptResources;
 use rho_host::{AgentSession, Budget, RetryPolicy, SessionEvent, SessionNotice};
 use rho_models::{DEFAULT_THINKING_LEVEL, ModelEntry, clamp_thinking_level};
 use serde::Serialize;
@@ -57,6 +58,12 @@ pub struct HostConfig {
     pub cwd: PathBuf,
     /// The active tools.
     pub tools: Vec<Arc<dyn AgentTool>>,
+    /// The gate in front of the tools.
+    pub gate: Arc<dyn ToolHooks>,
+    /// The system prompt.
+    pub system_prompt: Arc<str>,
+    /// Skills and templates for `/skill:name` and `/template` prompts.
+    pub resources: Arc<PromptResources>,
     /// The per-prompt budget.
     pub budget: Budget,
     /// The auto-retry policy.
@@ -324,6 +331,8 @@ fn build(
     let provider: Arc<dyn Provider> = router.clone();
     let mut options = AgentOptions::new(provider, seed.model);
     options.tools = config.tools.clone();
+    options.tool_hooks = Some(config.gate.clone());
+    options.system_prompt = Some(config.system_prompt.clone());
     options.context_hooks = Some(Arc::new(UserBashContext));
     options.session_id = Some(id.clone());
     options.steering_mode = seed.steering;
@@ -331,6 +340,7 @@ fn build(
     let session = AgentSession::builder(options)
         .budget(config.budget)
         .retry(retry)
+        .prompt_resources(config.resources.clone())
         .build();
     session.agent().update_state(|s| {
         s.thinking_level = seed.thinking;

@@ -17,7 +17,6 @@ mod user_bash;
 use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
-use rho_host::toolset::{DEFAULT_TOOLS, create_tools};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
 use self::host::{Host, HostConfig};
@@ -34,19 +33,17 @@ pub async fn run(cli: &Cli) -> anyhow::Result<u8> {
         bail!("--mode rpc takes no messages: send prompts as commands on stdin");
     }
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let settings = setup::settings(&cwd)?;
+    let settings = crate::setup::settings(&cwd)?;
     let first = setup::choose_model(cli, &settings)?;
-    // As in Pi, an explicit `--tools` list wins over `--no-tools`/`--no-builtin-tools`.
-    let names: Vec<&str> = match &cli.tools {
-        Some(names) => names.iter().map(|name| name.trim()).collect(),
-        None if cli.no_tools || cli.no_builtin_tools => Vec::new(),
-        None => DEFAULT_TOOLS.to_vec(),
-    };
+    let workspace = crate::setup::workspace(cli, &settings, &cwd)?;
     let config = HostConfig {
-        tools: create_tools(&cwd, &names),
+        tools: workspace.tools,
+        gate: workspace.gate,
+        system_prompt: workspace.system_prompt,
+        resources: workspace.resources,
         cwd,
-        budget: setup::budget(cli, &settings)?,
-        retry: setup::retry_policy(&settings)?,
+        budget: crate::setup::budget(cli, &settings)?,
+        retry: crate::setup::retry_policy(&settings)?,
         catalog: first.catalog,
         steering_mode: settings.steering_mode.unwrap_or_default(),
         follow_up_mode: settings.follow_up_mode.unwrap_or_default(),

@@ -1,17 +1,12 @@
-//! What an RPC session is built from, read the way `-p` and `--mode json` read it: settings,
-//! the first model and its catalog, budget, retry policy.
-//!
-//! These mirror private helpers of `run.rs`; they can become one shared function once the
-//! command line's setup settles.
+//! The first model of an RPC session and the catalog `set_model` and `cycle_model` pick from,
+//! chosen the way `-p` and `--mode json` choose it (the rest is `crate::setup`).
 
-use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use rho_ai::ThinkingLevel;
 use rho_ai::faux::{FauxProvider, FauxScript};
-use rho_host::settings::{Settings, SettingsPaths, load_settings};
-use rho_host::{Budget, RetryPolicy};
+use rho_host::settings::Settings;
 use rho_models::{AuthStore, ModelEntry, ProcessEnvironment, rho_home};
 
 use super::models::{ModelCatalog, Route};
@@ -95,36 +90,4 @@ pub fn choose_model(cli: &Cli, settings: &Settings) -> anyhow::Result<FirstModel
         route,
         thinking: choice.thinking,
     })
-}
-
-/// The settings of `RHO_HOME` and the project, as `-p` reads them.
-pub fn settings(cwd: &Path) -> anyhow::Result<Settings> {
-    let home = rho_home(&ProcessEnvironment);
-    Ok(load_settings(&SettingsPaths::new(home.as_deref(), cwd))?)
-}
-
-/// The budget flags over the settings' `budget`, as `-p` reads them.
-pub fn budget(cli: &Cli, settings: &Settings) -> anyhow::Result<Budget> {
-    if let Some(cost) = cli.max_cost
-        && !(cost.is_finite() && cost >= 0.0)
-    {
-        bail!("--max-cost must be a non-negative number of US dollars, got {cost}");
-    }
-    let defaults = settings.budget();
-    Ok(Budget {
-        max_turns: cli.max_turns.or(defaults.max_turns),
-        max_cost: cli.max_cost.or(defaults.max_cost),
-        max_tokens: cli.max_tokens.or(defaults.max_tokens),
-    })
-}
-
-/// Pi's retry defaults, with the developer knob `RHO_RETRY_BASE_DELAY_MS` as `-p` reads it.
-pub fn retry_policy(settings: &Settings) -> anyhow::Result<RetryPolicy> {
-    let mut policy = settings.retry_policy();
-    if let Ok(value) = std::env::var("RHO_RETRY_BASE_DELAY_MS") {
-        policy.base_delay_ms = value.trim().parse().with_context(|| {
-            format!("RHO_RETRY_BASE_DELAY_MS must be a number of milliseconds, got {value:?}")
-        })?;
-    }
-    Ok(policy)
 }

@@ -102,8 +102,8 @@ impl BashTool {
     }
 
     /// Runs every command inside `sandbox` (see `rho_gate::sandbox`).
-    pub fn with_sandbox(mut self, sandbox: Arc<Sandbox>) -> Self {
-        self.sandbox = Some(sandbox);
+    pub fn with_sandbox(mut self, sandbox: impl Into<Option<Arc<Sandbox>>>) -> Self {
+        self.sandbox = sandbox.into();
         self
     }
 

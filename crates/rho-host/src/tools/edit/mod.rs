@@ -83,8 +83,8 @@ impl EditTool {
     }
 
     /// Reads and writes files through `gate`, which re-checks the opened file against its roots.
-    pub fn with_gate(mut self, gate: Arc<GatePolicy>) -> Self {
-        self.gate = Some(gate);
+    pub fn with_gate(mut self, gate: impl Into<Option<Arc<GatePolicy>>>) -> Self {
+        self.gate = gate.into();
         self
     }
 

@@ -1,0 +1,140 @@
+//! What every mode builds a session from, read one way: settings, budget, retry policy, the
+//! tools with the gate and sandbox around them, and the system prompt with its skills and
+//! templates (`-p`, `--mode json` and `--mode rpc` share it).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context as _, bail};
+use rho_agent::{AgentTool, ToolHooks};
+use rho_gate::{CommandRules, GatePolicy, PermissionMode, Sandbox};
+use rho_host::gate::Gate;
+use rho_host::prompt::{PromptOptions, PromptResources};
+use rho_host::settings::{Settings, SettingsPaths, load_settings};
+use rho_host::toolset::{Confinement, DEFAULT_TOOLS, create_tools};
+use rho_host::{Budget, RetryPolicy};
+use rho_models::{ProcessEnvironment, rho_home};
+
+use crate::cli::Cli;
+
+/// `RHO_HOME/settings.json` under the project's `.rho/settings.json`; a broken file is a
+/// failure before the model (exit 2), named in the message.
+pub fn settings(cwd: &Path) -> anyhow::Result<Settings> {
+    let home = rho_home(&ProcessEnvironment);
+    Ok(load_settings(&SettingsPaths::new(home.as_deref(), cwd))?)
+}
+
+/// The budget flags (contract §3) over the settings' `budget`, limit by limit; a negative or
+/// non-finite cost is a bad value (exit 2).
+pub fn budget(cli: &Cli, settings: &Settings) -> anyhow::Result<Budget> {
+    if let Some(cost) = cli.max_cost
+        && !(cost.is_finite() && cost >= 0.0)
+    {
+        bail!("--max-cost must be a non-negative number of US dollars, got {cost}");
+    }
+    let defaults = settings.budget();
+    Ok(Budget {
+        max_turns: cli.max_turns.or(defaults.max_turns),
+        max_cost: cli.max_cost.or(defaults.max_cost),
+        max_tokens: cli.max_tokens.or(defaults.max_tokens),
+    })
+}
+
+/// The settings' `retry` policy; the developer knob `RHO_RETRY_BASE_DELAY_MS` shortens the base
+/// delay (tests of the retry path over real HTTP would otherwise wait 2 s, 4 s, …).
+pub fn retry_policy(settings: &Settings) -> anyhow::Result<RetryPolicy> {
+    let mut policy = settings.retry_policy();
+    if let Ok(value) = std::env::var("RHO_RETRY_BASE_DELAY_MS") {
+        policy.base_delay_ms = value.trim().parse().with_context(|| {
+            format!("RHO_RETRY_BASE_DELAY_MS must be a number of milliseconds, got {value:?}")
+        })?;
+    }
+    Ok(policy)
+}
+
+/// The active tool names: as in Pi, an explicit `--tools` list wins over `--no-tools` and
+/// `--no-builtin-tools`.
+pub fn tool_names(cli: &Cli) -> Vec<String> {
+    match &cli.tools {
+        Some(names) => names.iter().map(|name| name.trim().to_owned()).collect(),
+        None if cli.no_tools || cli.no_builtin_tools => Vec::new(),
+        None => DEFAULT_TOOLS
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect(),
+    }
+}
+
+/// The tools, the gate in front of them and the prompt material of a session.
+pub struct Workspace {
+    /// The tools, confined by the gate's policy and sandbox.
+    pub tools: Vec<Arc<dyn AgentTool>>,
+    /// The gate, run in preflight before any tool.
+    pub gate: Arc<dyn ToolHooks>,
+    /// Context files, skills and templates.
+    pub resources: Arc<PromptResources>,
+    /// The system prompt for `tools`.
+    pub system_prompt: Arc<str>,
+}
+
+/// Builds the workspace of a session rooted at `cwd`. Bad rules files and a sandbox that cannot
+/// be set up are failures before the model (exit 2).
+pub fn workspace(cli: &Cli, settings: &Settings, cwd: &Path) -> anyhow::Result<Workspace> {
+    let home = rho_home(&ProcessEnvironment);
+    let mode: PermissionMode = cli.permission.or(settings.permission).unwrap_or_default();
+    let allow_dirs: Vec<PathBuf> = settings
+        .allow_dirs
+        .iter()
+        .flatten()
+        .map(PathBuf::from)
+        .chain(cli.allow_dirs.iter().cloned())
+        .collect();
+    let rules = match &home {
+        Some(home) => CommandRules::load_for_session(home, cwd)?,
+        None => CommandRules::load(&[cwd.join(".rho").join("rules.toml")])?,
+    };
+    let policy = Arc::new(
+        GatePolicy::new(mode, cwd)
+            .with_allow_dirs(allow_dirs)
+            .with_rules(rules)
+            .with_network(!cli.no_network),
+    );
+    let sandbox = Arc::new(Sandbox::prepare(&policy)?);
+    let confinement = Confinement {
+        policy: policy.clone(),
+        sandbox: Some(sandbox),
+    };
+    let names = tool_names(cli);
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let tools = create_tools(cwd, &names, Some(&confinement));
+
+    let resources = PromptResources::load(&PromptOptions {
+        cwd: cwd.to_path_buf(),
+        rho_home: home.unwrap_or_else(|| cwd.join(".rho")),
+        system_prompt: cli.system_prompt.clone(),
+        append_system_prompt: cli.append_system_prompt.clone(),
+        no_context_files: cli.no_context_files,
+        skill_paths: cli.skills.iter().map(|p| p.display().to_string()).collect(),
+        no_skills: cli.no_skills,
+        prompt_template_paths: cli
+            .prompt_templates
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        no_prompt_templates: cli.no_prompt_templates,
+    });
+    if cli.verbose {
+        for diagnostic in &resources.diagnostics {
+            eprintln!("{diagnostic}");
+        }
+    }
+    let active: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
+    let date = chrono::Local::now().format("%Y-%m-%d").to_string();
+    let system_prompt = resources.system_prompt(&active, &date).into();
+    Ok(Workspace {
+        tools,
+        gate: Arc::new(Gate::new(policy)),
+        resources: Arc::new(resources),
+        system_prompt,
+    })
+}
