@@ -7,6 +7,8 @@
 //! and left out of `content`.
 
 mod blocks;
+mod events;
+mod wire;
 
 use rho_ai::AssistantMessageEvent as E;
 use rho_ai::{AssistantMessage, ErrorKind, Model, PartialMessage, StreamSender};
@@ -126,6 +128,9 @@ impl SseFolder for AnthropicFolder {
     }
 
     fn on_event(&mut self, event: &SseEvent, out: &mut StreamSender) -> Result<Flow, Failure> {
+        if let Some(flow) = self.fast_event(event, out) {
+            return Ok(flow);
+        }
         // Data-only framing (no `event:` line) names the event by its JSON `type`.
         let (name, parsed) = match &event.event {
             Some(name) => (name.clone(), None),
@@ -146,11 +151,16 @@ impl SseFolder for AnthropicFolder {
         if !HANDLED.contains(&name.as_str()) {
             return Ok(Flow::Continue);
         }
-        let data = match parsed {
+        let mut data = match parsed {
             Some(value) => value,
             None => parse_event(&name, &event.data)?,
         };
-        match data.get("type").and_then(Value::as_str).unwrap_or(&name) {
+        let kind = data
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or(&name)
+            .to_owned();
+        match kind.as_str() {
             "message_start" => {
                 if let Some(message) = data.get("message") {
                     if let Some(id) = message.get("id").and_then(Value::as_str) {
@@ -161,7 +171,7 @@ impl SseFolder for AnthropicFolder {
                     }
                 }
             }
-            "content_block_start" => self.block_start(&data, out)?,
+            "content_block_start" => self.block_start(&mut data, out)?,
             "content_block_delta" => self.block_delta(&data, out),
             "content_block_stop" => {
                 if let Some(index) = data.get("index").and_then(Value::as_u64) {

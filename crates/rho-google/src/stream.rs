@@ -7,7 +7,9 @@
 //! cumulative and repeated: the last one counts. The stream has no terminal marker — it ends when
 //! the body ends — so a body that ends without any `finishReason` was cut.
 
+mod chunk;
 mod parts;
+mod wire;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -23,6 +25,15 @@ use crate::classify::{
     map_finish_reason,
 };
 use parts::Open;
+
+/// The token counts of one `usageMetadata` (0 when absent).
+struct UsageCounts {
+    prompt: u64,
+    candidates: u64,
+    thoughts: u64,
+    total: u64,
+    cached: u64,
+}
 
 /// The failure of a stream that ended without any `finishReason`.
 pub const ENDED_EARLY: &str = "Gemini stream ended without a finishReason";
@@ -88,13 +99,22 @@ impl GoogleFolder {
 
     fn apply_usage(&mut self, usage: &Value) {
         let read = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
-        let cached = read("cachedContentTokenCount");
+        self.apply_usage_counts(&UsageCounts {
+            prompt: read("promptTokenCount"),
+            candidates: read("candidatesTokenCount"),
+            thoughts: read("thoughtsTokenCount"),
+            total: read("totalTokenCount"),
+            cached: read("cachedContentTokenCount"),
+        });
+    }
+
+    fn apply_usage_counts(&mut self, counts: &UsageCounts) {
         let target = &mut self.message.usage;
-        target.input = read("promptTokenCount").saturating_sub(cached);
-        target.output = read("candidatesTokenCount") + read("thoughtsTokenCount");
-        target.cache_read = cached;
+        target.input = counts.prompt.saturating_sub(counts.cached);
+        target.output = counts.candidates + counts.thoughts;
+        target.cache_read = counts.cached;
         target.cache_write = 0;
-        target.total_tokens = read("totalTokenCount");
+        target.total_tokens = counts.total;
         self.model.apply_cost(target);
     }
 
@@ -178,6 +198,9 @@ impl SseFolder for GoogleFolder {
 
     fn on_event(&mut self, event: &SseEvent, out: &mut StreamSender) -> Result<Flow, Failure> {
         if event.data.trim().is_empty() {
+            return Ok(Flow::Continue);
+        }
+        if self.fast_chunk(&event.data, out) {
             return Ok(Flow::Continue);
         }
         let chunk = parse_chunk(&event.data)?;

@@ -102,6 +102,21 @@ fn bench_parse(c: &mut Criterion) {
             "google-gemini/thoughts-gemini-2.5-pro.sse",
         ),
     ];
+    // SSE framing alone: what the parser costs before any JSON is read.
+    let mut framing = c.benchmark_group("sse_only");
+    for (api, file) in cases {
+        let body = fixture(file);
+        framing.throughput(Throughput::Bytes(body.len() as u64));
+        framing.bench_function(api, |b| {
+            b.iter(|| {
+                let mut parser = SseParser::new();
+                let mut events = parser.feed(&body);
+                events.extend(parser.finish());
+                events.len()
+            })
+        });
+    }
+    framing.finish();
     // The floor: SSE framing plus JSON parsing of every event, no folding.
     let mut floor = c.benchmark_group("sse_and_json_only");
     for (api, file) in cases {

@@ -2,7 +2,9 @@
 //! session's event stream, and the coding tools.
 
 pub mod budget;
+pub mod compaction;
 pub mod gate;
+pub mod persist;
 pub mod prompt;
 pub mod providers;
 pub mod retry;

@@ -2,6 +2,7 @@
 //! (one link instead of one per file: less time and disk for `cargo test`).
 
 mod bash_tool;
+mod compaction;
 mod cross_provider;
 mod edit_diff;
 mod edit_tool;

@@ -32,22 +32,36 @@ impl SseParser {
     /// Parses `bytes`, returning every event completed by them.
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
         let mut events = Vec::new();
-        for &byte in bytes {
-            if self.after_cr {
-                self.after_cr = false;
-                if byte == b'\n' {
-                    continue;
-                }
-            }
-            match byte {
-                b'\n' => self.end_line(&mut events),
-                b'\r' => {
-                    self.after_cr = true;
-                    self.end_line(&mut events);
-                }
-                _ => self.line.push(byte),
+        let mut rest = bytes;
+        if self.after_cr {
+            self.after_cr = false;
+            if let Some(tail) = rest.strip_prefix(b"\n") {
+                rest = tail;
             }
         }
+        // Whole lines are read in place; only a line split across chunks is buffered.
+        while let Some(end) = memchr::memchr2(b'\n', b'\r', rest) {
+            let (head, tail) = rest.split_at(end);
+            if self.line.is_empty() {
+                self.end_line(head, &mut events);
+            } else {
+                let mut line = std::mem::take(&mut self.line);
+                line.extend_from_slice(head);
+                self.end_line(&line, &mut events);
+                line.clear();
+                self.line = line;
+            }
+            rest = match tail {
+                [b'\r', b'\n', after @ ..] => after,
+                [b'\r'] => {
+                    self.after_cr = true;
+                    &[]
+                }
+                [_, after @ ..] => after,
+                [] => &[],
+            };
+        }
+        self.line.extend_from_slice(rest);
         events
     }
 
@@ -55,19 +69,23 @@ impl SseParser {
     pub fn finish(&mut self) -> Vec<SseEvent> {
         let mut events = Vec::new();
         if !self.line.is_empty() {
-            self.end_line(&mut events);
+            let line = std::mem::take(&mut self.line);
+            self.end_line(&line, &mut events);
         }
         self.dispatch(&mut events);
         events
     }
 
-    fn end_line(&mut self, events: &mut Vec<SseEvent>) {
-        let line = std::mem::take(&mut self.line);
+    fn end_line(&mut self, line: &[u8], events: &mut Vec<SseEvent>) {
         if line.is_empty() {
             self.dispatch(events);
             return;
         }
-        let line = String::from_utf8_lossy(&line);
+        // `from_utf8` checks a word at a time; the lossy decoder is for the rare broken line.
+        let line = match std::str::from_utf8(line) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(line),
+        };
         if line.starts_with(':') {
             return;
         }

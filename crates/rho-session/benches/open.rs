@@ -1,4 +1,5 @@
 //! Opening a 100,000-entry session (~50 MB) and rebuilding its context: target < 300 ms.
+//! The second benchmark is the worst case: no compaction, every message on the path.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -16,6 +17,15 @@ fn open_and_rebuild(c: &mut Criterion) {
     let mut group = c.benchmark_group("session");
     group.sample_size(10);
     group.bench_function("open_100k_entries_and_build_context", |b| {
+        b.iter(|| {
+            let (session, warnings) = SessionFile::open(&path).unwrap();
+            assert!(warnings.is_empty());
+            let context = session.context();
+            std::hint::black_box((context.messages.len(), session.entries().len()))
+        })
+    });
+    let path = generate::generate_uncompacted(dir.path(), 100_000).unwrap();
+    group.bench_function("open_100k_entries_and_build_uncompacted_context", |b| {
         b.iter(|| {
             let (session, warnings) = SessionFile::open(&path).unwrap();
             assert!(warnings.is_empty());

@@ -1,6 +1,8 @@
 //! Peak-memory probe for the open benchmark: `open_large [entries]` writes a session of that
 //! many entries (default 100,000), then, in a fresh process (so the writer's memory does not
 //! count), opens it and rebuilds the context. Run it under `/usr/bin/time -v`.
+//! `--generate DIR` / `--generate-uncompacted DIR` only write a file (the second without a
+//! compaction, the worst case); `--open FILE` only opens one.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -44,6 +46,11 @@ fn main() {
     }
     if args.get(1).map(String::as_str) == Some("--generate") {
         let path = generate::generate(std::path::Path::new(&args[2]), 100_000).unwrap();
+        println!("{}", path.display());
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("--generate-uncompacted") {
+        let path = generate::generate_uncompacted(std::path::Path::new(&args[2]), 100_000).unwrap();
         println!("{}", path.display());
         return;
     }

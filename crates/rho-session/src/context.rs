@@ -7,6 +7,7 @@ use rho_agent::{AgentMessage, CustomMessage};
 use serde_json::{Map, Value};
 
 use crate::entry::{EntryKind, SessionEntry};
+use crate::message::{EntryMessage, SkippedMessage};
 use crate::time::parse_iso_ms;
 
 /// The model a session last used: the latest `model_change` or assistant message on the path.
@@ -27,6 +28,9 @@ pub struct SessionContext {
     pub thinking_level: String,
     /// The latest model on the path.
     pub model: Option<ModelRef>,
+    /// Messages on the path that could not be decoded (a damaged or hand-edited file), left
+    /// out of `messages`. The caller shows them like the warnings of an open.
+    pub skipped: Vec<SkippedMessage>,
 }
 
 impl SessionContext {
@@ -36,6 +40,7 @@ impl SessionContext {
             messages: Vec::new(),
             thinking_level: "off".to_owned(),
             model: None,
+            skipped: Vec::new(),
         }
     }
 }
@@ -52,6 +57,10 @@ pub(crate) fn branch_path<'e>(
         .get(leaf)
         .copied()
         .or_else(|| entries.len().checked_sub(1));
+    // Most entries follow their parent directly; with every id unique (the index holds one
+    // slot per entry) a match with the previous line is the parent, and a long path is walked
+    // without hashing (and cache-missing) a lookup per entry.
+    let unique = index.len() == entries.len();
     let mut path = Vec::new();
     let mut current = start;
     while let Some(i) = current {
@@ -60,7 +69,13 @@ pub(crate) fn branch_path<'e>(
         }
         let entry = &entries[i];
         path.push(entry);
-        current = entry.parent_id.as_ref().and_then(|p| index.get(p).copied());
+        current = entry
+            .parent_id
+            .as_ref()
+            .and_then(|p| match i.checked_sub(1) {
+                Some(previous) if unique && entries[previous].id == *p => Some(previous),
+                _ => index.get(p).copied(),
+            });
     }
     path.reverse();
     path
@@ -68,6 +83,10 @@ pub(crate) fn branch_path<'e>(
 
 /// Pi's `buildSessionContext`: follows `leaf` to the root and applies the latest compaction on
 /// the path. `leaf = None` is an empty context (the leaf was reset before the first entry).
+///
+/// Only the messages the context returns are decoded (plus, to find the model, the last
+/// assistant message on the path), many at once on all cores. A message that cannot be decoded
+/// is left out and reported in [`SessionContext::skipped`].
 pub fn build_session_context(
     entries: &[SessionEntry],
     index: &HashMap<String, usize>,
@@ -84,26 +103,12 @@ pub fn build_session_context(
             EntryKind::ThinkingLevelChange { thinking_level } => {
                 context.thinking_level.clone_from(thinking_level);
             }
-            EntryKind::ModelChange { provider, model_id } => {
-                context.model = Some(ModelRef {
-                    provider: provider.clone(),
-                    model_id: model_id.clone(),
-                });
-            }
-            EntryKind::Message(message) => {
-                if let Some(a) = message.as_assistant() {
-                    context.model = Some(ModelRef {
-                        provider: a.provider.clone(),
-                        model_id: a.model.clone(),
-                    });
-                }
-            }
             EntryKind::Compaction { .. } => compaction = Some(i),
             _ => {}
         }
     }
-    let messages = &mut context.messages;
-    match compaction {
+    context.model = latest_model(&path);
+    let kept: Vec<&SessionEntry> = match compaction {
         Some(at) => {
             let entry = path[at];
             let EntryKind::Compaction {
@@ -115,7 +120,7 @@ pub fn build_session_context(
             else {
                 return context;
             };
-            messages.push(custom(
+            context.messages.push(custom(
                 "compactionSummary",
                 [
                     ("summary", Value::from(summary.as_str())),
@@ -127,22 +132,93 @@ pub fn build_session_context(
                 .iter()
                 .position(|e| e.id == *first_kept_entry_id)
                 .unwrap_or(at);
-            for e in path[kept_from..at].iter().chain(&path[at + 1..]) {
-                push_message(messages, e);
-            }
+            path[kept_from..at]
+                .iter()
+                .chain(&path[at + 1..])
+                .copied()
+                .collect()
         }
-        None => {
-            for e in &path {
-                push_message(messages, e);
-            }
-        }
+        None => path,
+    };
+    decode_messages(&kept);
+    for entry in kept {
+        push_message(&mut context, entry);
     }
     context
 }
 
-fn push_message(messages: &mut Vec<AgentMessage>, entry: &SessionEntry) {
+/// The latest `model_change` or assistant message on the path. Walking back from the leaf
+/// decodes only the assistant message it stops at (roles are known without decoding).
+fn latest_model(path: &[&SessionEntry]) -> Option<ModelRef> {
+    path.iter().rev().find_map(|entry| match &entry.kind {
+        EntryKind::ModelChange { provider, model_id } => Some(ModelRef {
+            provider: provider.clone(),
+            model_id: model_id.clone(),
+        }),
+        EntryKind::Message(m) if m.role_hint().is_none_or(|r| r == "assistant") => {
+            let a = m.get().ok()?.as_assistant()?;
+            Some(ModelRef {
+                provider: a.provider.clone(),
+                model_id: a.model.clone(),
+            })
+        }
+        _ => None,
+    })
+}
+
+/// Below this many undecoded messages per core a thread costs more than it saves.
+const MIN_MESSAGES_PER_WORKER: usize = 128;
+
+/// Decodes the entries' messages that are not decoded yet, split across the cores (each
+/// message caches its own result, so the context then only clones them).
+fn decode_messages(entries: &[&SessionEntry]) {
+    let pending: Vec<&EntryMessage> = entries
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EntryKind::Message(m) if !m.is_decoded() => Some(m),
+            _ => None,
+        })
+        .collect();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = cores.min(pending.len() / MIN_MESSAGES_PER_WORKER);
+    if workers < 2 {
+        // Decoded one by one as the context takes them.
+        return;
+    }
+    let decode = |run: &[&EntryMessage]| {
+        for m in run {
+            // The result stays cached in the message; errors are reported when it is taken.
+            let _ = m.get();
+        }
+    };
+    let run = pending.len().div_ceil(workers);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = pending
+            .chunks(run)
+            .skip(1)
+            .map(|chunk| scope.spawn(move || decode(chunk)))
+            .collect();
+        decode(&pending[..run.min(pending.len())]);
+        for handle in handles {
+            if let Err(panic) = handle.join() {
+                // Decoding does not panic on any input; should it, the panic is not ours to eat.
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
+}
+
+fn push_message(context: &mut SessionContext, entry: &SessionEntry) {
+    let messages = &mut context.messages;
     match &entry.kind {
-        EntryKind::Message(m) => messages.push(m.clone()),
+        EntryKind::Message(m) => match m.get() {
+            Ok(message) => messages.push(message.clone()),
+            Err(error) => context.skipped.push(SkippedMessage {
+                entry_id: entry.id.clone(),
+                line: m.line(),
+                error: error.clone(),
+            }),
+        },
         EntryKind::CustomMessage {
             custom_type,
             content,

@@ -1,22 +1,21 @@
 //! Decoding one entry line in one pass.
 //!
-//! A session of 100,000 entries must open in well under a second, so a line is read once: the
-//! base fields go straight into their slots, the `message` is captured as a borrowed raw slice
-//! and decoded directly into the type its `role` names (no intermediate `Value`, no untagged
-//! trial-and-error), and only the few fields of the rare non-message entries become `Value`s.
+//! A session of 100,000 entries must open in well under 300 ms, so a line is read once: the
+//! base fields go straight into their slots, the `message` is only located (a borrowed raw
+//! slice whose place in the file's buffer the [`EntryMessage`] keeps, decoded when first
+//! needed), and only the few fields of the rare non-message entries become `Value`s.
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
+use std::ops::Range;
 
-use rho_agent::{AgentMessage, CustomMessage};
-use rho_ai::{AssistantMessage, Message, ToolResultMessage, UserMessage};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, de::DeserializeSeed};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::entry::{EntryKind, SessionEntry};
+use crate::message::{Buffer, EntryMessage};
 
 /// Why a line is not a usable entry.
 #[derive(Debug, thiserror::Error)]
@@ -35,16 +34,18 @@ pub(crate) enum LineError {
     ExtraHeader,
 }
 
-/// Decodes one entry line (not the header).
-pub(crate) fn decode_entry(line: &[u8]) -> Result<SessionEntry, LineError> {
-    let raw: RawEntry<'_> = serde_json::from_slice(line)?;
+/// Decodes the entry line `buffer[line]` (not the header); a message stays undecoded.
+pub(crate) fn decode_entry(buffer: &Buffer, line: Range<usize>) -> Result<SessionEntry, LineError> {
+    let bytes = buffer.get(line).unwrap_or_default();
+    let raw: RawEntry<'_> = serde_json::from_slice(bytes)?;
     let entry_type = raw.entry_type.ok_or(LineError::MissingType)?;
     if entry_type == "session" {
         return Err(LineError::ExtraHeader);
     }
     let id = raw.id.ok_or(LineError::MissingId)?;
     let mut rest = raw.rest;
-    let kind = build_kind(&entry_type, raw.message, &mut rest)?;
+    let message = raw.message.map(|m| locate(buffer, m));
+    let kind = build_kind(&entry_type, message, &mut rest)?;
     Ok(SessionEntry {
         id,
         parent_id: raw.parent_id,
@@ -188,17 +189,54 @@ impl Fields<'_> {
     }
 }
 
+/// Where a message sits: a range of the shared buffer, or, should the parser ever hand back a
+/// copy instead of a slice of its input, a buffer of its own.
+enum Located<'a> {
+    Shared(&'a Buffer, Range<usize>),
+    Copy(&'a RawValue),
+}
+
+fn locate<'a>(buffer: &'a Buffer, raw: &'a RawValue) -> Located<'a> {
+    let text = raw.get();
+    let start = text.as_ptr().addr().wrapping_sub(buffer.as_ptr().addr());
+    let range = start..start.wrapping_add(text.len());
+    match buffer.get(range.clone()) {
+        Some(slice) if slice.as_ptr() == text.as_ptr() => Located::Shared(buffer, range),
+        _ => Located::Copy(raw),
+    }
+}
+
+impl Located<'_> {
+    fn into_message(self) -> EntryMessage {
+        match self {
+            Located::Shared(buffer, range) => EntryMessage::from_raw(buffer.clone(), range),
+            Located::Copy(raw) => {
+                let bytes = raw.get().as_bytes().to_vec();
+                let len = bytes.len();
+                EntryMessage::from_raw(Buffer::new(bytes), 0..len)
+            }
+        }
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            Located::Shared(buffer, range) => buffer
+                .get(range.clone())
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .unwrap_or_default(),
+            Located::Copy(raw) => raw.get(),
+        }
+    }
+}
+
 fn build_kind(
     entry_type: &str,
-    message: Option<&RawValue>,
+    mut message: Option<Located<'_>>,
     rest: &mut Map<String, Value>,
 ) -> Result<EntryKind, serde_json::Error> {
     let mut f = Fields(rest);
     let kind = match entry_type {
-        "message" => match message.map(decode_message).transpose()? {
-            Some(Some(m)) => Some(EntryKind::Message(m)),
-            _ => None,
-        },
+        "message" => message.take().map(|m| EntryKind::Message(m.into_message())),
         "model_change" if f.is_str("provider") && f.is_str("modelId") => {
             Some(EntryKind::ModelChange {
                 provider: f.take_str("provider").unwrap_or_default(),
@@ -253,61 +291,11 @@ fn build_kind(
         None => {
             // Keep an undecodable `message` too, so writing the entry back loses nothing.
             if let Some(raw) = message {
-                rest.insert("message".to_owned(), serde_json::from_str(raw.get())?);
+                rest.insert("message".to_owned(), serde_json::from_str(raw.text())?);
             }
             Ok(EntryKind::Unknown {
                 entry_type: entry_type.to_owned(),
             })
         }
     }
-}
-
-/// The role when it is the first key and needs no unescaping, as in every message Pi and rho
-/// write: saves a second scan of the message.
-fn leading_role(text: &str) -> Option<&str> {
-    let rest = text.strip_prefix("{\"role\":\"")?;
-    let end = rest.find('"')?;
-    let role = &rest[..end];
-    (!role.contains('\\')).then_some(role)
-}
-
-#[derive(Deserialize)]
-struct RoleProbe<'a> {
-    #[serde(borrow, default)]
-    role: Option<Cow<'a, str>>,
-}
-
-/// Decodes a message by its role; a message that fits none of the LLM shapes is kept as a
-/// custom-role message, as `AgentMessage`'s own deserializer does. `None`: not an object with
-/// a string role.
-fn decode_message(raw: &RawValue) -> Result<Option<AgentMessage>, serde_json::Error> {
-    let text = raw.get();
-    let role = match leading_role(text) {
-        Some(role) => Cow::Borrowed(role),
-        None => {
-            let Ok(RoleProbe { role: Some(role) }) = serde_json::from_str::<RoleProbe<'_>>(text)
-            else {
-                return Ok(None);
-            };
-            role
-        }
-    };
-    let llm = match role.as_ref() {
-        "user" => serde_json::from_str::<UserMessage>(text)
-            .ok()
-            .map(|m| Message::User(Arc::new(m))),
-        "assistant" => serde_json::from_str::<AssistantMessage>(text)
-            .ok()
-            .map(|m| Message::Assistant(Arc::new(m))),
-        "toolResult" => serde_json::from_str::<ToolResultMessage>(text)
-            .ok()
-            .map(|m| Message::ToolResult(Arc::new(m))),
-        _ => None,
-    };
-    Ok(match llm {
-        Some(m) => Some(AgentMessage::Llm(m)),
-        None => serde_json::from_str::<CustomMessage>(text)
-            .ok()
-            .map(|c| AgentMessage::Custom(Arc::new(c))),
-    })
 }

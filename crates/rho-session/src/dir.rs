@@ -7,6 +7,7 @@ use std::time::SystemTime;
 
 use crate::entry::{EntryKind, SessionHeader};
 use crate::load::{load, parse_header};
+use crate::message::Buffer;
 use crate::time::{parse_iso_ms, system_time_from_ms};
 
 /// Pi's directory name for a cwd: the leading `/` or `\` dropped, every `/`, `\` and `:`
@@ -151,7 +152,7 @@ fn list_unsorted(dir: &Path) -> Vec<SessionInfo> {
 /// Reads one file for the picker; `None` when it is not a session file.
 pub fn session_info(path: &Path) -> Option<SessionInfo> {
     let bytes = std::fs::read(path).ok()?;
-    let loaded = load(&bytes).ok()?;
+    let loaded = load(&Buffer::new(bytes)).ok()?;
     let header: SessionHeader = loaded.header?;
     let mtime = std::fs::metadata(path).and_then(|m| m.modified()).ok();
     let mut name = None;
@@ -169,6 +170,16 @@ pub fn session_info(path: &Path) -> Option<SessionInfo> {
             }
             EntryKind::Message(message) => {
                 message_count += 1;
+                // Only user and assistant messages matter here: skip decoding the rest.
+                if message
+                    .role_hint()
+                    .is_some_and(|r| r != "user" && r != "assistant")
+                {
+                    continue;
+                }
+                let Ok(message) = message.get() else {
+                    continue;
+                };
                 let time = if let Some(u) = message.as_user() {
                     if first_message.is_empty() {
                         first_message = user_text(u);

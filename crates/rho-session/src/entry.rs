@@ -9,6 +9,8 @@ use rho_agent::AgentMessage;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::message::EntryMessage;
+
 /// The current session format version.
 pub const CURRENT_SESSION_VERSION: u64 = 3;
 
@@ -71,8 +73,9 @@ pub struct SessionEntry {
 /// The entry types of format version 3, and a catch-all for others.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EntryKind {
-    /// `message`: a transcript message (user, assistant, toolResult or a custom role).
-    Message(AgentMessage),
+    /// `message`: a transcript message (user, assistant, toolResult or a custom role), decoded
+    /// when first used.
+    Message(EntryMessage),
     /// `custom_message`: an extension's message that reaches the model as a `custom` message.
     CustomMessage {
         /// Extension identifier.
@@ -163,10 +166,16 @@ impl EntryKind {
         }
     }
 
-    /// The message of a `message` entry.
+    /// A `message` entry holding `message`.
+    pub fn message(message: AgentMessage) -> Self {
+        EntryKind::Message(EntryMessage::new(message))
+    }
+
+    /// The message of a `message` entry, decoded now if it was not yet; `None` for other
+    /// entries and for a message that cannot be decoded ([`EntryMessage::get`] says why).
     pub fn as_message(&self) -> Option<&AgentMessage> {
         match self {
-            EntryKind::Message(m) => Some(m),
+            EntryKind::Message(m) => m.get().ok(),
             _ => None,
         }
     }

@@ -17,6 +17,7 @@ use crate::context::{SessionContext, build_session_context};
 use crate::entry::{EntryKind, SessionEntry, SessionHeader};
 use crate::error::{OpenWarning, SessionError};
 use crate::load::{NotASessionFile, load};
+use crate::message::Buffer;
 use crate::time::{file_timestamp, iso_timestamp, new_entry_id, new_session_id};
 
 /// An open session: the file (locked for this process) and its entries.
@@ -101,13 +102,16 @@ impl SessionFile {
             .open(path)
             .map_err(|e| SessionError::io(path, e))?;
         lock(&file, path)?;
-        let mut bytes = Vec::new();
+        // Sized up front: growing by doubling would briefly hold the file twice.
+        let size = file.metadata().map_or(0, |m| m.len());
+        let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
         file.read_to_end(&mut bytes)
             .map_err(|e| SessionError::io(path, e))?;
-        let loaded = load(&bytes).map_err(|NotASessionFile| SessionError::NotASessionFile {
-            path: path.to_path_buf(),
-        })?;
-        drop(bytes);
+        // The entries' messages keep the buffer alive; it is freed with the last of them.
+        let loaded =
+            load(&Buffer::new(bytes)).map_err(|NotASessionFile| SessionError::NotASessionFile {
+                path: path.to_path_buf(),
+            })?;
         if let Some(rewritten) = &loaded.rewritten {
             file = replace_contents(path, rewritten)?;
         } else if let Some(cut) = loaded.truncate_to {

@@ -8,7 +8,9 @@
 //!   append entries, rebuild the [`SessionContext`], branch, fork, [`SessionFile::sync`].
 //! - [`SessionDir`], [`list_sessions`], [`most_recent_session`], [`encode_cwd`]: where
 //!   sessions live and how `--continue`, `--resume` and `--session <id>` find them.
-//! - [`SessionEntry`] / [`EntryKind`]: the entry types, written with Pi's field order.
+//! - [`SessionEntry`] / [`EntryKind`]: the entry types, written with Pi's field order. A
+//!   `message` entry's [`EntryMessage`] is decoded on first use, so opening a long session
+//!   costs one scan of its lines and a context rebuild decodes only the messages it returns.
 
 mod context;
 mod decode;
@@ -17,6 +19,7 @@ mod entry;
 mod error;
 mod file;
 mod load;
+mod message;
 mod migrate;
 pub mod time;
 mod tree;
@@ -28,4 +31,5 @@ pub use dir::{
 pub use entry::{CURRENT_SESSION_VERSION, EntryKind, SessionEntry, SessionHeader};
 pub use error::{OpenWarning, SessionError};
 pub use file::SessionFile;
+pub use message::{EntryMessage, MessageError, SkippedMessage};
 pub use tree::ForkMessage;

@@ -6,16 +6,17 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use crate::decode::{LineError, decode_entry};
+use crate::decode::decode_entry;
 use crate::entry::{CURRENT_SESSION_VERSION, SessionEntry, SessionHeader};
 use crate::error::OpenWarning;
+use crate::message::Buffer;
 use crate::migrate::migrate;
 
 /// The result of reading a file's bytes.
 pub(crate) struct Loaded {
     /// `None`: the file holds no line at all (empty, or only a torn first line).
     pub header: Option<SessionHeader>,
-    /// Entries in file order.
+    /// Entries in file order; their messages point into the bytes read (or `rewritten`).
     pub entries: Vec<SessionEntry>,
     /// Byte range of each entry's line (newline included) in `rewritten` if set, else in the
     /// bytes read.
@@ -27,7 +28,7 @@ pub(crate) struct Loaded {
     /// The last line is whole but lacks its newline: add one before appending.
     pub needs_newline: bool,
     /// The whole file as it must be rewritten (an older version was migrated).
-    pub rewritten: Option<Vec<u8>>,
+    pub rewritten: Option<Buffer>,
 }
 
 /// The first line is not a session header.
@@ -42,10 +43,7 @@ fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, Range<usize>)> + '_ {
         if start >= bytes.len() {
             return None;
         }
-        let end = bytes[start..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(bytes.len(), |p| start + p + 1);
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p + 1);
         number += 1;
         let range = start..end;
         start = end;
@@ -66,7 +64,9 @@ pub(crate) fn parse_header(line: &[u8]) -> Option<SessionHeader> {
     serde_json::from_value(value).ok()
 }
 
-pub(crate) fn load(bytes: &[u8]) -> Result<Loaded, NotASessionFile> {
+/// Reads a whole file. Messages are not decoded: entries keep ranges of `buffer`.
+pub(crate) fn load(buffer: &Buffer) -> Result<Loaded, NotASessionFile> {
+    let bytes: &[u8] = buffer;
     let mut warnings = Vec::new();
     let mut truncate_to = None;
     let mut needs_newline = false;
@@ -124,6 +124,7 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Loaded, NotASessionFile> {
                 rewritten.push(b'\n');
             }
         }
+        let rewritten = Buffer::new(rewritten);
         let (entries, spans) = decode_all(&rewritten, lines(&rewritten).skip(1), &mut warnings);
         return Ok(Loaded {
             header: Some(header),
@@ -135,7 +136,8 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Loaded, NotASessionFile> {
             rewritten: Some(rewritten),
         });
     }
-    let (entries, spans) = decode_all(body, all, &mut warnings);
+    // `body` is a prefix of `buffer`, so its line ranges are ranges of `buffer` too.
+    let (entries, spans) = decode_all(buffer, all, &mut warnings);
     Ok(Loaded {
         header: Some(header),
         entries,
@@ -148,62 +150,79 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Loaded, NotASessionFile> {
 }
 
 fn decode_all(
-    bytes: &[u8],
+    bytes: &Buffer,
     lines: impl Iterator<Item = (usize, Range<usize>)>,
     warnings: &mut Vec<OpenWarning>,
 ) -> (Vec<SessionEntry>, Vec<Range<usize>>) {
     let lines: Vec<_> = lines
         .filter(|(_, r)| !is_blank(&bytes[r.clone()]))
         .collect();
-    let mut entries = Vec::with_capacity(lines.len());
-    let mut spans = Vec::with_capacity(lines.len());
-    for (number, range, decoded) in decode_parallel(bytes, &lines) {
-        match decoded {
-            Ok(entry) => {
-                entries.push(entry);
-                spans.push(range);
-            }
-            Err(e) => warnings.push(OpenWarning::MalformedLine {
-                line: number,
-                reason: e.to_string(),
-            }),
-        }
+    let parts = decode_parallel(bytes, &lines);
+    let mut parts = parts.into_iter();
+    let Some(mut all) = parts.next() else {
+        return (Vec::new(), Vec::new());
+    };
+    for part in parts {
+        all.entries.extend(part.entries);
+        all.spans.extend(part.spans);
+        all.warnings.extend(part.warnings);
     }
-    (entries, spans)
+    warnings.append(&mut all.warnings);
+    (all.entries, all.spans)
 }
 
-type Decoded = (usize, Range<usize>, Result<SessionEntry, LineError>);
+/// What one worker read from its run of lines.
+struct Part {
+    entries: Vec<SessionEntry>,
+    spans: Vec<Range<usize>>,
+    warnings: Vec<OpenWarning>,
+}
 
-/// Decodes lines on all cores: each worker takes a contiguous run, results keep file order.
-/// Decoding is allocation-bound, so a large session opens about as many times faster as
-/// there are cores.
-pub(crate) fn decode_parallel(bytes: &[u8], lines: &[(usize, Range<usize>)]) -> Vec<Decoded> {
-    let decode = |run: &[(usize, Range<usize>)]| -> Vec<Decoded> {
-        run.iter()
-            .map(|(n, r)| (*n, r.clone(), decode_entry(&bytes[r.clone()])))
-            .collect()
+/// Reads lines on all cores: each worker takes a contiguous run, parts come back in file order.
+/// The first part is sized for every line, so the others are appended to it without
+/// reallocating (the entries are large enough that a second copy of them all would show).
+fn decode_parallel(bytes: &Buffer, lines: &[(usize, Range<usize>)]) -> Vec<Part> {
+    let decode = |run: &[(usize, Range<usize>)], capacity: usize| -> Part {
+        let mut part = Part {
+            entries: Vec::with_capacity(capacity),
+            spans: Vec::with_capacity(capacity),
+            warnings: Vec::new(),
+        };
+        for (number, range) in run {
+            match decode_entry(bytes, range.clone()) {
+                Ok(entry) => {
+                    part.entries.push(entry);
+                    part.spans.push(range.clone());
+                }
+                Err(e) => part.warnings.push(OpenWarning::MalformedLine {
+                    line: *number,
+                    reason: e.to_string(),
+                }),
+            }
+        }
+        part
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers = cores.min(lines.len() / MIN_LINES_PER_WORKER).max(1);
     if workers == 1 {
-        return decode(lines);
+        return vec![decode(lines, lines.len())];
     }
     let run = lines.len().div_ceil(workers);
     std::thread::scope(|scope| {
         let handles: Vec<_> = lines
             .chunks(run)
             .skip(1)
-            .map(|chunk| scope.spawn(move || decode(chunk)))
+            .map(|chunk| scope.spawn(move || decode(chunk, chunk.len())))
             .collect();
-        let mut all = decode(&lines[..run.min(lines.len())]);
+        let mut parts = vec![decode(&lines[..run.min(lines.len())], lines.len())];
         for handle in handles {
             match handle.join() {
-                Ok(part) => all.extend(part),
+                Ok(part) => parts.push(part),
                 // Decoding does not panic on any input; should it, the panic is not ours to eat.
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
-        all
+        parts
     })
 }
 

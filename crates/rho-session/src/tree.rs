@@ -12,6 +12,7 @@ use crate::entry::{EntryKind, SessionEntry, SessionHeader};
 use crate::error::{OpenWarning, SessionError};
 use crate::file::SessionFile;
 use crate::load::load;
+use crate::message::Buffer;
 use crate::time::{file_timestamp, iso_timestamp, new_entry_id, new_session_id};
 
 /// A user message the session can be forked at (Pi's `getUserMessagesForForking`).
@@ -26,7 +27,7 @@ pub struct ForkMessage {
 impl SessionFile {
     /// Appends a `message` entry.
     pub fn append_message(&mut self, message: AgentMessage) -> Result<String, SessionError> {
-        self.append(EntryKind::Message(message))
+        self.append(EntryKind::message(message))
     }
 
     /// Appends a `model_change` entry.
@@ -164,7 +165,14 @@ impl SessionFile {
         self.entries
             .iter()
             .filter_map(|e| {
-                let user = e.kind.as_message()?.as_user()?;
+                let EntryKind::Message(message) = &e.kind else {
+                    return None;
+                };
+                // Only user messages are fork points: skip decoding the rest.
+                if message.role_hint().is_some_and(|r| r != "user") {
+                    return None;
+                }
+                let user = message.get().ok()?.as_user()?;
                 let text = user.text_content();
                 (!text.is_empty()).then(|| ForkMessage {
                     entry_id: e.id.clone(),
@@ -235,6 +243,7 @@ impl SessionFile {
         cwd: &str,
     ) -> Result<(SessionFile, Vec<OpenWarning>), SessionError> {
         let bytes = std::fs::read(source).map_err(|e| SessionError::io(source, e))?;
+        let bytes = Buffer::new(bytes);
         let loaded = load(&bytes).map_err(|_| SessionError::NotASessionFile {
             path: source.to_path_buf(),
         })?;
@@ -243,7 +252,7 @@ impl SessionFile {
                 path: source.to_path_buf(),
             });
         }
-        let from = loaded.rewritten.as_deref().unwrap_or(&bytes);
+        let from: &[u8] = loaded.rewritten.as_deref().unwrap_or(&bytes);
         let mut body = Vec::with_capacity(from.len());
         for span in &loaded.spans {
             push_line(&mut body, &from[span.clone()]);

@@ -15,7 +15,7 @@ fn appending_under_an_earlier_entry_starts_a_branch_with_its_own_context() {
     let a1 = s.append_message(assistant("two")).unwrap();
     let old = s.append_message(user("three")).unwrap();
     let new = s
-        .append_with_parent(Some(&a1), EntryKind::Message(user("other")))
+        .append_with_parent(Some(&a1), EntryKind::message(user("other")))
         .unwrap();
     assert_eq!(s.leaf_id(), Some(new.as_str()));
     assert_eq!(

@@ -248,6 +248,7 @@ fn a_pi_session_rebuilds_the_branch_at_the_last_entry() {
                 provider: "openai".into(),
                 model_id: "gpt-4o".into()
             }),
+            skipped: vec![],
         }
     );
 }
@@ -278,6 +279,7 @@ fn a_pi_session_applies_the_compaction_on_the_main_line() {
                 provider: "anthropic".into(),
                 model_id: "claude-sonnet-4-5".into()
             }),
+            skipped: vec![],
         }
     );
     // The messages serialize back exactly as Pi wrote them.

@@ -151,7 +151,8 @@ fn garbage_bytes_never_panic_the_reader() {
     std::fs::write(&path, &bytes).unwrap();
     let (session, warnings) = SessionFile::open(&path).unwrap();
     assert_eq!(warnings.len(), 3);
-    // The message without a usable role is kept as an unknown entry, not dropped.
+    // The message without a usable role is kept as an entry, not dropped; it is reported only
+    // when a context needs it.
     assert_eq!(session.entries().len(), 3);
 }
 

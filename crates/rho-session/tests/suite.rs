@@ -1,6 +1,7 @@
 //! The crate's integration tests, one module per concern, linked into one test binary.
 mod branching;
 mod dirs;
+mod lazy_decode;
 mod pi_compat;
 mod repair;
 mod round_trip;

@@ -220,7 +220,7 @@ impl Cli {
         Ok(cli)
     }
 
-    /// The first session flag given, if any (the session machinery lands later).
+    /// The first session flag given, if any (modes that do not handle them yet refuse them).
     pub fn session_flag(&self) -> Option<&'static str> {
         [
             (self.session.is_some(), "--session"),

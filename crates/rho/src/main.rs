@@ -4,12 +4,15 @@
 mod argv;
 mod auth;
 mod cli;
+mod export;
 mod model_choice;
 mod model_scope;
 mod output;
 mod prompt_input;
 mod rpc;
 mod run;
+mod session_choice;
+mod setup;
 mod verify;
 
 use std::process::ExitCode;

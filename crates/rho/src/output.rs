@@ -17,17 +17,6 @@ pub fn write_json_line(value: &impl Serialize) {
     let _ = stdout.flush();
 }
 
-/// The session header line (pi-reference §7.4).
-#[derive(Serialize)]
-pub struct SessionHeader<'a> {
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub version: u32,
-    pub id: &'a str,
-    pub timestamp: String,
-    pub cwd: &'a str,
-}
-
 /// Print mode: every text block of the last assistant message, each followed by a newline.
 /// Returns the error text when that message failed.
 pub fn print_final_answer(messages: &[AgentMessage]) -> Result<(), String> {

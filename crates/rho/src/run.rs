@@ -8,12 +8,17 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use anyhow::{Context as _, bail};
 use rho_agent::AgentOptions;
 use rho_ai::faux::FauxScript;
+use rho_host::persist::{self, Persistence};
 use rho_host::{AgentSession, SettledReason};
+use rho_session::{SessionContext, SessionFile};
 
 use crate::cli::{Cli, Mode};
 use crate::model_choice;
-use crate::output::{SessionHeader, print_final_answer, write_json_line};
-use crate::prompt_input::resolve_prompts;
+use crate::output::{print_final_answer, write_json_line};
+use crate::prompt_input::{Prompts, resolve_prompts};
+use crate::session_choice::{
+    SessionTarget, choose_session, ephemeral_header, restore_model, restored_thinking,
+};
 use crate::setup;
 
 /// Exit codes after the first model call (contract §3).
@@ -27,9 +32,9 @@ mod exit {
 }
 
 /// Runs the command line; `Err` is a failure before the first model call (exit 2).
-pub async fn run(cli: Cli) -> anyhow::Result<u8> {
-    if let Some(flag) = cli.session_flag() {
-        bail!("{flag} is not supported yet");
+pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
+    if cli.export.is_some() {
+        bail!("--export is not supported yet");
     }
     if let Some(search) = &cli.list_models {
         let (registry, auth) = model_choice::load_registry();
@@ -41,17 +46,38 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     }
     let json = match cli.mode {
         Some(Mode::Json) => true,
-        Some(Mode::Rpc) => return crate::rpc::run(&cli).await,
+        Some(Mode::Rpc) => {
+            if let Some(flag) = cli.session_flag() {
+                bail!("{flag} is not supported yet in --mode rpc");
+            }
+            return crate::rpc::run(&cli).await;
+        }
         Some(Mode::Text) | None => false,
     };
     let piped_stdin = !std::io::stdin().is_terminal();
-    if !json && !cli.print && !piped_stdin {
+    let interactive = !json && !cli.print && !piped_stdin;
+    if interactive && !cli.resume {
         bail!("interactive mode is not available in this version of rho; use -p or --mode json");
     }
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let settings = setup::settings(&cwd)?;
+    let home = rho_models::rho_home(&rho_models::ProcessEnvironment);
+    let target = choose_session(&cli, &cwd, home.as_deref())?;
+    if matches!(target, SessionTarget::Listed) {
+        return Ok(exit::COMPLETED);
+    }
+    if interactive {
+        bail!("interactive mode is not available in this version of rho; use -p or --mode json");
+    }
+    let opened = match &target {
+        SessionTarget::Open(opened) => Some(opened.as_ref()),
+        _ => None,
+    };
+    // A resumed `--session` runs where it ran before (Pi: the header's cwd).
+    let run_cwd = opened.map_or_else(|| cwd.clone(), |o| o.cwd.clone());
+    let settings = setup::settings(&run_cwd)?;
     let budget = setup::budget(&cli, &settings)?;
     let retry = setup::retry_policy(&settings)?;
+    let session_thinking = opened.and_then(|o| restored_thinking(&cli, o));
     let choice = match &cli.faux_script {
         Some(script_path) => {
             if cli.model.is_some() || cli.provider.is_some() {
@@ -63,16 +89,48 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         None => {
             let (registry, auth) = model_choice::load_registry();
-            model_choice::choose(&cli, &settings, &registry, auth)?
+            let not_restored = opened.and_then(|o| restore_model(&mut cli, o, &registry, &auth));
+            let mut choice = model_choice::choose(&cli, &settings, &registry, auth)?;
+            if let Some(message) = not_restored {
+                eprintln!(
+                    "Warning: {message}. Using {}/{}",
+                    choice.model.provider, choice.model.id
+                );
+            }
+            if let (Some(level), Some(entry)) = (
+                session_thinking,
+                registry.find(&choice.model.provider, &choice.model.id),
+            ) {
+                choice.thinking = rho_models::clamp_thinking_level(entry, level);
+            }
+            choice
         }
     };
     let prompts = resolve_prompts(&cli.messages, piped_stdin, &cwd)?;
     if !prompts.first.images.is_empty() {
         bail!("image @file arguments are not supported yet (the session takes text prompts only)");
     }
+    let workspace = setup::workspace(&cli, &settings, &run_cwd)?;
 
-    let session_id = uuid::Uuid::now_v7().to_string();
-    let workspace = setup::workspace(&cli, &settings, &cwd)?;
+    let run_cwd_text = run_cwd.to_string_lossy().into_owned();
+    let (file, context) = match target {
+        SessionTarget::Open(opened) => (Some(opened.file), opened.context),
+        SessionTarget::New { dir } => (
+            Some(SessionFile::create(&dir, &run_cwd_text, None)?),
+            SessionContext::empty(),
+        ),
+        SessionTarget::NewAt(path) => (
+            Some(SessionFile::create_at(&path, &run_cwd_text)?),
+            SessionContext::empty(),
+        ),
+        SessionTarget::Ephemeral | SessionTarget::Listed => (None, SessionContext::empty()),
+    };
+    let header = file
+        .as_ref()
+        .map_or_else(|| ephemeral_header(&run_cwd), |f| f.header().clone());
+
+    let provider_name = choice.model.provider.clone();
+    let model_id = choice.model.id.clone();
     let mut options = AgentOptions::new(choice.provider, choice.model);
     options.tools = workspace.tools;
     options.tool_hooks = Some(workspace.gate);
@@ -80,7 +138,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     options.steering_mode = settings.steering_mode.unwrap_or_default();
     options.follow_up_mode = settings.follow_up_mode.unwrap_or_default();
     options.api_key = choice.api_key;
-    options.session_id = Some(session_id.clone());
+    options.session_id = Some(header.id.clone());
     let session = AgentSession::builder(options)
         .budget(budget)
         .retry(retry)
@@ -89,34 +147,31 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     session
         .agent()
         .update_state(|state| state.thinking_level = choice.thinking);
+    persist::restore_messages(&session, &context);
+    // Subscribed before the printer: every entry is on disk before its event is printed.
+    let persistence = file.map(|file| Persistence::attach(&session, file));
+    if let Some(persistence) = &persistence {
+        persistence.record_start(&context, &provider_name, &model_id, choice.thinking)?;
+    }
 
     if json {
-        write_json_line(&SessionHeader {
-            kind: "session",
-            version: 3,
-            id: &session_id,
-            timestamp: chrono::Utc::now()
-                .format("%Y-%m-%dT%H:%M:%S%.3fZ")
-                .to_string(),
-            cwd: &cwd.to_string_lossy(),
-        });
+        write_json_line(&header);
         session.subscribe(write_json_line);
     }
 
     let signal = Arc::new(AtomicU8::new(0));
-    watch_signals(session.clone(), signal.clone());
+    watch_signals(session.clone(), signal.clone(), persistence.clone());
 
-    // Like Pi, the remaining messages run one after another whatever the previous one ended in;
-    // only an abort (a signal) stops the sequence.
-    let mut last = None;
-    let texts = std::iter::once(prompts.first.text).chain(prompts.rest);
-    for prompt in texts {
-        let settled = session.prompt(&prompt).await?;
-        last = Some(settled.reason);
-        if settled.reason == SettledReason::Aborted || signal.load(Ordering::SeqCst) != 0 {
-            break;
+    let outcome = run_prompts(&session, prompts, &signal).await;
+    if let Some(persistence) = &persistence {
+        if let Err(error) = persistence.sync() {
+            eprintln!("Error: {error}");
+        }
+        for error in persistence.take_errors() {
+            eprintln!("Error: the session was not fully saved: {error}");
         }
     }
+    let last = outcome?;
     if let code @ 1.. = signal.load(Ordering::SeqCst) {
         return Ok(code);
     }
@@ -134,9 +189,28 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     })
 }
 
+/// Like Pi, the remaining messages run one after another whatever the previous one ended in;
+/// only an abort (a signal) stops the sequence. Returns how the last one settled.
+async fn run_prompts(
+    session: &AgentSession,
+    prompts: Prompts,
+    signal: &AtomicU8,
+) -> anyhow::Result<Option<SettledReason>> {
+    let mut last = None;
+    let texts = std::iter::once(prompts.first.text).chain(prompts.rest);
+    for prompt in texts {
+        let settled = session.prompt(&prompt).await?;
+        last = Some(settled.reason);
+        if settled.reason == SettledReason::Aborted || signal.load(Ordering::SeqCst) != 0 {
+            break;
+        }
+    }
+    Ok(last)
+}
+
 /// SIGINT, SIGTERM and SIGHUP abort the run cleanly; the exit code says which one came. A second
 /// signal exits at once, in case something does not honour the abort.
-fn watch_signals(session: AgentSession, signal: Arc<AtomicU8>) {
+fn watch_signals(session: AgentSession, signal: Arc<AtomicU8>, persistence: Option<Persistence>) {
     use tokio::signal::unix::{SignalKind, signal as listen};
     let kinds = [
         (SignalKind::interrupt(), exit::SIGINT),
@@ -149,9 +223,14 @@ fn watch_signals(session: AgentSession, signal: Arc<AtomicU8>) {
         };
         let session = session.clone();
         let signal = signal.clone();
+        let persistence = persistence.clone();
         tokio::spawn(async move {
             while stream.recv().await.is_some() {
                 if signal.swap(code, Ordering::SeqCst) != 0 {
+                    // Every entry is already written; make them durable before leaving.
+                    if let Some(persistence) = &persistence {
+                        let _ = persistence.sync();
+                    }
                     std::process::exit(i32::from(code));
                 }
                 session.abort_now();

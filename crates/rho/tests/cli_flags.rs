@@ -167,27 +167,6 @@ fn print_takes_the_next_argument_as_a_message_even_when_it_starts_with_three_das
 }
 
 #[test]
-fn session_flags_parse_and_say_they_are_not_supported_yet() {
-    let dir = tempfile::tempdir().unwrap();
-    for (args, flag) in [
-        (&["--session", "abc"][..], "--session"),
-        (&["-c"], "--continue"),
-        (&["--continue"], "--continue"),
-        (&["-r"], "--resume"),
-        (&["--fork", "abc"], "--fork"),
-        (&["--session-dir", "sessions"], "--session-dir"),
-        (&["--export", "s.jsonl", "out.html"], "--export"),
-    ] {
-        let output = rho(dir.path())
-            .args(args)
-            .args(["-p", "hi"])
-            .output()
-            .unwrap();
-        assert_fails_with(output, &format!("Error: {flag} is not supported yet"));
-    }
-}
-
-#[test]
 fn bad_values_exit_2_with_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| rho(dir.path()).args(args).output().unwrap();

@@ -10,6 +10,30 @@ use serde_json::{Map, Value};
 
 use super::{AnthropicFolder, REDACTED_THINKING, malformed};
 
+/// The fields of a `content_block_delta`'s `delta` the folder reads; "" when absent or not a
+/// string.
+pub(super) struct DeltaFields<'a> {
+    /// `type`.
+    pub(super) kind: &'a str,
+    /// `text` (`text_delta`).
+    pub(super) text: &'a str,
+    /// `thinking` (`thinking_delta`).
+    pub(super) thinking: &'a str,
+    /// `partial_json` (`input_json_delta`).
+    pub(super) partial_json: &'a str,
+    /// `signature` (`signature_delta`).
+    pub(super) signature: &'a str,
+}
+
+/// A string field of a block, "" when absent.
+fn text_of(block: &Value, key: &str) -> String {
+    block
+        .get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
+}
+
 /// Where an open Anthropic content block is being built.
 #[derive(Debug)]
 pub(super) enum Slot {
@@ -37,13 +61,11 @@ impl AnthropicFolder {
     /// server-side block aside.
     pub(super) fn block_start(
         &mut self,
-        data: &Value,
+        data: &mut Value,
         out: &mut StreamSender,
     ) -> Result<(), Failure> {
-        let (Some(index), Some(block)) = (
-            data.get("index").and_then(Value::as_u64),
-            data.get("content_block"),
-        ) else {
+        let index = data.get("index").and_then(Value::as_u64);
+        let (Some(index), Some(block)) = (index, data.get_mut("content_block")) else {
             return Err(malformed(
                 "Anthropic content_block_start without index or content_block",
             ));
@@ -52,13 +74,6 @@ impl AnthropicFolder {
             .get("type")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let text_of = |key: &str| {
-            block
-                .get(key)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
         let position = self.message.content.len();
         let new_block = match kind {
             "text" => ContentBlock::Text(TextContent {
@@ -72,12 +87,12 @@ impl AnthropicFolder {
             }),
             "redacted_thinking" => ContentBlock::Thinking(ThinkingContent {
                 thinking: REDACTED_THINKING.to_owned(),
-                thinking_signature: Some(text_of("data")),
+                thinking_signature: Some(text_of(block, "data")),
                 redacted: Some(true),
             }),
             "tool_use" => ContentBlock::ToolCall(ToolCall {
-                id: text_of("id"),
-                name: text_of("name"),
+                id: text_of(block, "id"),
+                name: text_of(block, "name"),
                 arguments: match block.get("input") {
                     Some(Value::Object(input)) => Value::Object(input.clone()),
                     _ => Value::Object(Map::new()),
@@ -85,8 +100,9 @@ impl AnthropicFolder {
                 thought_signature: None,
             }),
             _ => {
+                // The event is dropped after this: the (large) block is moved, not copied.
                 let slot = Slot::Server {
-                    block: block.clone(),
+                    block: block.take(),
                     json: String::new(),
                     position: self.message.content.len(),
                 };
@@ -123,8 +139,8 @@ impl AnthropicFolder {
         });
         // A block that starts with content (never seen, but allowed) streams it as a first delta.
         let initial = match kind {
-            "text" => text_of("text"),
-            "thinking" => text_of("thinking"),
+            "text" => text_of(block, "text"),
+            "thinking" => text_of(block, "thinking"),
             _ => String::new(),
         };
         if !initial.is_empty() {
@@ -179,22 +195,38 @@ impl AnthropicFolder {
             return;
         };
         let field = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or_default();
-        let delta_type = field("type");
+        let fields = DeltaFields {
+            kind: field("type"),
+            text: field("text"),
+            thinking: field("thinking"),
+            partial_json: field("partial_json"),
+            signature: field("signature"),
+        };
+        self.apply_delta(index, &fields, out);
+    }
+
+    /// Grows the open block with Anthropic index `index` by one delta.
+    pub(super) fn apply_delta(
+        &mut self,
+        index: u64,
+        delta: &DeltaFields<'_>,
+        out: &mut StreamSender,
+    ) {
         let Some(slot) = self.slot_mut(index) else {
             // Pi ignores deltas for blocks it does not know.
             return;
         };
-        match (slot, delta_type) {
-            (Slot::Server { json, .. }, "input_json_delta") => json.push_str(field("partial_json")),
+        match (slot, delta.kind) {
+            (Slot::Server { json, .. }, "input_json_delta") => json.push_str(delta.partial_json),
             (Slot::Server { .. }, _) => {}
             (Slot::Content { position, .. }, "text_delta" | "thinking_delta") => {
                 let position = *position;
-                let thinking = delta_type == "thinking_delta";
-                let text = field(if thinking { "thinking" } else { "text" });
+                let thinking = delta.kind == "thinking_delta";
+                let text = if thinking { delta.thinking } else { delta.text };
                 self.append_text(position, text, thinking, out);
             }
             (Slot::Content { position, json }, "input_json_delta") => {
-                let fragment = field("partial_json");
+                let fragment = delta.partial_json;
                 json.push_str(fragment);
                 let arguments = Value::Object(parse_streaming_json(json));
                 let position = *position;
@@ -212,7 +244,7 @@ impl AnthropicFolder {
                 if let Some(ContentBlock::Thinking(t)) = self.message.content.get_mut(position) {
                     t.thinking_signature
                         .get_or_insert_with(String::new)
-                        .push_str(field("signature"));
+                        .push_str(delta.signature);
                 }
             }
             // `citations_delta` and future delta types have no place in rho's content.

@@ -55,12 +55,20 @@ impl GoogleFolder {
     }
 
     pub(super) fn text_part(&mut self, part: &Value, text: &str, out: &mut StreamSender) {
+        let thought = part.get("thought").and_then(Value::as_bool) == Some(true);
+        self.text(thought, signature(part), text, out);
+    }
+
+    /// A text part (a thought part with `thought`) with its non-empty `thoughtSignature`.
+    pub(super) fn text(
+        &mut self,
+        thought: bool,
+        incoming: Option<String>,
+        text: &str,
+        out: &mut StreamSender,
+    ) {
         self.end_streaming_call(out);
-        let kind = if part.get("thought").and_then(Value::as_bool) == Some(true) {
-            Open::Thinking
-        } else {
-            Open::Text
-        };
+        let kind = if thought { Open::Thinking } else { Open::Text };
         if self.open != Some(kind) {
             self.close_open(out);
             let block = match kind {
@@ -89,7 +97,6 @@ impl GoogleFolder {
                 },
             });
         }
-        let incoming = signature(part);
         match self.message.content.last_mut() {
             Some(ContentBlock::Text(block)) => {
                 block.text.push_str(text);

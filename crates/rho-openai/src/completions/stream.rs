@@ -18,6 +18,8 @@ use super::errors::{
 };
 use super::usage::normalize_usage;
 
+mod chunk;
+
 /// Error text for a body that ended with neither `[DONE]` nor a finish reason.
 pub const STREAM_CUT: &str = "Stream ended before a finish_reason or [DONE]";
 
@@ -347,6 +349,9 @@ impl SseFolder for CompletionsFolder {
         }
         if data.is_empty() {
             // An empty `data:` line is a keep-alive on some servers, not a chunk.
+            return Ok(Flow::Continue);
+        }
+        if self.fast_chunk(event, data, out) {
             return Ok(Flow::Continue);
         }
         let chunk: Value = serde_json::from_str(data).map_err(|e| {

@@ -18,6 +18,8 @@ use super::items::{ItemState, str_field};
 use super::usage::{apply_cost, normalize_usage};
 use crate::completions::{classify_http_error, http_error_message};
 
+mod delta;
+
 /// Error text for a body that ended before `response.completed`.
 pub const STREAM_CUT: &str = "Stream ended before response.completed";
 
@@ -156,6 +158,9 @@ impl SseFolder for ResponsesFolder {
             return Ok(Flow::Done);
         }
         if data.is_empty() {
+            return Ok(Flow::Continue);
+        }
+        if self.fast_event(data, out) {
             return Ok(Flow::Continue);
         }
         let chunk: Value = serde_json::from_str(data).map_err(|e| {

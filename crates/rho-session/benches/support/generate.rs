@@ -12,8 +12,19 @@ use rho_ai::{
 use rho_session::{EntryKind, SessionError, SessionFile};
 use serde_json::json;
 
-/// Writes a session of `entries` entries into `dir` and returns its path.
+/// Writes a session of `entries` entries into `dir`, with a compaction near the end, and
+/// returns its path.
 pub fn generate(dir: &Path, entries: usize) -> Result<PathBuf, SessionError> {
+    generate_with(dir, entries, true)
+}
+
+/// The worst case for a context rebuild: no compaction, so every message is on the path.
+#[allow(dead_code)]
+pub fn generate_uncompacted(dir: &Path, entries: usize) -> Result<PathBuf, SessionError> {
+    generate_with(dir, entries, false)
+}
+
+fn generate_with(dir: &Path, entries: usize, compact: bool) -> Result<PathBuf, SessionError> {
     let mut session = SessionFile::create(dir, "/home/user/project", None)?;
     session.append_model_change("anthropic", "claude-sonnet-4-5")?;
     session.append_thinking_level_change("medium")?;
@@ -62,7 +73,7 @@ pub fn generate(dir: &Path, entries: usize) -> Result<PathBuf, SessionError> {
             kept = Some(id);
         }
     }
-    if let Some(first_kept_entry_id) = kept {
+    if let Some(first_kept_entry_id) = kept.filter(|_| compact) {
         session.append(EntryKind::Compaction {
             summary: "## Goal\nRefactor every module.".to_owned(),
             first_kept_entry_id,

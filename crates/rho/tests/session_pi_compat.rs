@@ -1,0 +1,172 @@
+//! Session files shared with the real Pi (0.73.1, installed by npm): a session rho wrote
+//! resumes in `pi --session`, a session Pi wrote resumes in `rho --session`, and each sends the
+//! model the earlier messages (asserted on the loopback mock's request bodies).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use rho_testkit::MockServer;
+use serde_json::{Value, json};
+
+use crate::cli_sessions::{answer, layout, rho, session_files, user_message};
+
+/// Where the shared peers script (and CI) installs Pi.
+fn pi_bin() -> PathBuf {
+    let peers = std::env::var_os("PEER_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/rho-peers")
+        });
+    peers.join("pi-coding-agent/node_modules/.bin/pi")
+}
+
+/// `None` (with a printed reason) when node is absent; a failure with an install hint when
+/// node is there but Pi is not.
+fn pi_or_skip() -> Option<PathBuf> {
+    let node = Command::new("node").arg("--version").output();
+    if !node.is_ok_and(|o| o.status.success()) {
+        println!("SKIPPED: node is not installed, so Pi cannot run");
+        return None;
+    }
+    let pi = pi_bin();
+    assert!(
+        pi.is_file(),
+        "Pi is not installed at {}; install it with: mkdir -p \"${{PEER_HOME:-$HOME/.cache/rho-peers}}/pi-coding-agent\" && cd \"${{PEER_HOME:-$HOME/.cache/rho-peers}}/pi-coding-agent\" && npm install --no-audit --no-fund @mariozechner/pi-coding-agent@0.73.1",
+        pi.display()
+    );
+    Some(pi)
+}
+
+/// Pi's agent dir beside rho's home, with the same models.json and settings.json.
+fn pi_agent_dir(dir: &Path) -> PathBuf {
+    let agent = dir.join("pi-agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    for name in ["models.json", "settings.json"] {
+        std::fs::copy(dir.join("home").join(name), agent.join(name)).unwrap();
+    }
+    agent
+}
+
+/// `pi -p <args> <prompt>` in `dir/project`, offline, with its agent dir in `dir/pi-agent`.
+fn pi(pi: &Path, dir: &Path, args: &[&str], prompt: &str) -> Output {
+    let output = Command::new(pi)
+        .current_dir(dir.join("project"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dir)
+        .env("PI_CODING_AGENT_DIR", dir.join("pi-agent"))
+        .env("PI_OFFLINE", "1")
+        .env("PI_SKIP_VERSION_CHECK", "1")
+        .env("PI_TELEMETRY", "0")
+        .arg("-p")
+        .args(args)
+        .arg(prompt)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "pi failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn rho_p(dir: &Path, args: &[&str], prompt: &str) {
+    let output = rho(dir).arg("-p").args(args).arg(prompt).output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "rho failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The messages of request `index` after the system prompt (each program has its own).
+fn conversation_sent(server: &MockServer, index: usize) -> Value {
+    let body = server.requests()[index].body_json().unwrap();
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages[0]["role"], "system");
+    Value::Array(messages[1..].to_vec())
+}
+
+/// Alternating user and assistant texts as chat-completions messages.
+fn chat(texts: &[&str]) -> Value {
+    Value::Array(
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| match i % 2 {
+                0 => user_message(text),
+                _ => json!({"role": "assistant", "content": text}),
+            })
+            .collect(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_rho_wrote_resumes_in_pi_and_then_again_in_rho() {
+    let Some(pi_bin) = pi_or_skip() else {
+        return;
+    };
+    let server = MockServer::start(vec![answer("One."), answer("Two."), answer("Three.")]).await;
+    let dir = layout(&server);
+    pi_agent_dir(dir.path());
+    rho_p(dir.path(), &[], "first");
+    let file = session_files(dir.path())[0].clone();
+
+    pi(
+        &pi_bin,
+        dir.path(),
+        &["--session", file.to_str().unwrap()],
+        "second",
+    );
+    assert_eq!(
+        conversation_sent(&server, 1),
+        chat(&["first", "One.", "second"])
+    );
+    rho_p(dir.path(), &["--session", file.to_str().unwrap()], "third");
+    assert_eq!(
+        conversation_sent(&server, 2),
+        chat(&["first", "One.", "second", "Two.", "third"])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_pi_wrote_resumes_in_rho_and_then_again_in_pi() {
+    let Some(pi_bin) = pi_or_skip() else {
+        return;
+    };
+    let server = MockServer::start(vec![answer("One."), answer("Two."), answer("Three.")]).await;
+    let dir = layout(&server);
+    let agent = pi_agent_dir(dir.path());
+    pi(&pi_bin, dir.path(), &[], "first");
+    let project = dir.path().join("project").to_string_lossy().into_owned();
+    let pi_sessions = agent
+        .join("sessions")
+        .join(rho_session::encode_cwd(&project));
+    let file = std::fs::read_dir(&pi_sessions)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+
+    rho_p(dir.path(), &["--session", file.to_str().unwrap()], "second");
+    assert_eq!(
+        conversation_sent(&server, 1),
+        chat(&["first", "One.", "second"])
+    );
+    pi(
+        &pi_bin,
+        dir.path(),
+        &["--session", file.to_str().unwrap()],
+        "third",
+    );
+    assert_eq!(
+        conversation_sent(&server, 2),
+        chat(&["first", "One.", "second", "Two.", "third"])
+    );
+}
