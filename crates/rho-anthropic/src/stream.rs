@@ -8,7 +8,6 @@
 
 mod blocks;
 mod events;
-mod wire;
 
 use rho_ai::AssistantMessageEvent as E;
 use rho_ai::{AssistantMessage, ErrorKind, Model, PartialMessage, StreamSender};

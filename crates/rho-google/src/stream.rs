@@ -9,7 +9,6 @@
 
 mod chunk;
 mod parts;
-mod wire;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -36,6 +36,7 @@ mod client;
 mod driver;
 mod retry_after;
 pub mod sse;
+pub mod wire;
 
 use rho_ai::{AssistantMessage, ErrorKind, StreamSender};
 

@@ -219,6 +219,21 @@ fn push_message(context: &mut SessionContext, entry: &SessionEntry) {
                 error: error.clone(),
             }),
         },
+        EntryKind::CustomMessage { .. } => messages.extend(user_entry_message(entry)),
+        EntryKind::BranchSummary { summary, .. } if !summary.is_empty() => {
+            messages.extend(user_entry_message(entry));
+        }
+        _ => {}
+    }
+}
+
+/// A custom-role message with Pi's field order: role, the given fields, then `timestamp` as
+/// epoch ms (`null` when the entry's timestamp does not parse, as `NaN` serializes).
+/// The message a `custom_message` or `branch_summary` entry puts into the context (roles
+/// `custom` and `branchSummary`, as Pi's `buildSessionContext` makes them); `None` for other
+/// entries.
+pub fn user_entry_message(entry: &SessionEntry) -> Option<AgentMessage> {
+    let (role, fields) = match &entry.kind {
         EntryKind::CustomMessage {
             custom_type,
             content,
@@ -230,38 +245,33 @@ fn push_message(context: &mut SessionContext, entry: &SessionEntry) {
                 ("content", content.clone()),
                 ("display", Value::Bool(*display)),
             ];
-            if let Some(d) = details {
-                fields.push(("details", d.clone()));
+            if let Some(details) = details {
+                fields.push(("details", details.clone()));
             }
-            messages.push(custom("custom", fields, &entry.timestamp));
+            ("custom", fields)
         }
         EntryKind::BranchSummary {
             from_id, summary, ..
-        } if !summary.is_empty() => {
-            messages.push(custom(
-                "branchSummary",
-                [
-                    ("summary", Value::from(summary.as_str())),
-                    ("fromId", Value::from(from_id.as_str())),
-                ],
-                &entry.timestamp,
-            ));
-        }
-        _ => {}
-    }
+        } => (
+            "branchSummary",
+            vec![
+                ("summary", Value::from(summary.as_str())),
+                ("fromId", Value::from(from_id.as_str())),
+            ],
+        ),
+        _ => return None,
+    };
+    Some(custom(role, fields, &entry.timestamp))
 }
 
-/// A custom-role message with Pi's field order: role, the given fields, then `timestamp` as
-/// epoch ms (`null` when the entry's timestamp does not parse, as `NaN` serializes).
+/// A message of a coding-agent role with Pi's field order: role, `fields`, then `timestamp` in
+/// epoch ms (`null` when the entry's time does not parse).
 fn custom(
     role: &str,
     fields: impl IntoIterator<Item = (&'static str, Value)>,
     timestamp: &str,
 ) -> AgentMessage {
-    let mut map = Map::new();
-    for (k, v) in fields {
-        map.insert(k.to_owned(), v);
-    }
+    let mut map: Map<String, Value> = fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
     map.insert(
         "timestamp".to_owned(),
         parse_iso_ms(timestamp).map_or(Value::Null, Value::from),

@@ -24,7 +24,7 @@ mod migrate;
 pub mod time;
 mod tree;
 
-pub use context::{ModelRef, SessionContext, build_session_context};
+pub use context::{ModelRef, SessionContext, build_session_context, user_entry_message};
 pub use dir::{
     SessionDir, SessionInfo, encode_cwd, list_sessions, most_recent_session, session_info,
 };

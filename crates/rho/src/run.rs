@@ -31,10 +31,34 @@ mod exit {
     pub const SIGHUP: u8 = 129;
 }
 
+/// `--export <session.jsonl> [out.html]`: writes the page and prints where (Pi's wording); a
+/// failure is one line and exit 1, as in Pi.
+fn export(paths: &[std::path::PathBuf]) -> u8 {
+    let written = match (paths.first(), std::env::current_dir()) {
+        (Some(input), Ok(cwd)) => {
+            crate::export::export_session_file(input, paths.get(1).map(|p| p.as_path()), &cwd)
+        }
+        (None, _) => Err(anyhow::anyhow!("--export needs a session file")),
+        (_, Err(error)) => {
+            Err(anyhow::Error::from(error).context("cannot read the current directory"))
+        }
+    };
+    match written {
+        Ok(path) => {
+            println!("Exported to: {}", path.display());
+            exit::COMPLETED
+        }
+        Err(error) => {
+            eprintln!("Error: {error:#}");
+            exit::ERROR
+        }
+    }
+}
+
 /// Runs the command line; `Err` is a failure before the first model call (exit 2).
 pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
-    if cli.export.is_some() {
-        bail!("--export is not supported yet");
+    if let Some(paths) = &cli.export {
+        return Ok(export(paths));
     }
     if let Some(search) = &cli.list_models {
         let (registry, auth) = model_choice::load_registry();

@@ -6,8 +6,14 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
+/// rho's home for these runs: inside the target directory, never the user's `~/.rho` (every
+/// run writes a session file).
+const TEST_HOME: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/rho-home");
+
 fn rho() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_rho"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+    command.env("RHO_HOME", TEST_HOME);
+    command
 }
 
 /// A workspace with `src/greet.ts` and a faux script that reads it, then answers.
@@ -113,6 +119,7 @@ fn the_seed_check_through_jq_prints_every_tool_result() {
         script.display()
     );
     let output = Command::new("sh")
+        .env("RHO_HOME", TEST_HOME)
         .arg("-c")
         .arg(&pipeline)
         .current_dir(dir.path())

@@ -26,6 +26,11 @@ fn interrupt_blocked_tool(signal: &str) -> (Option<i32>, Vec<Value>) {
     ]});
     std::fs::write(&script, turns.to_string()).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_rho"))
+        // rho's home inside the target directory, not the user's `~/.rho`.
+        .env(
+            "RHO_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/rho-home"),
+        )
         .current_dir(dir.path())
         .args(["--mode", "json", "--faux-script"])
         .arg(&script)

@@ -1,8 +1,7 @@
 //! `rho --export <session.jsonl> [out.html]` end to end (pi-reference §7.2): the page is
 //! written, its path printed, and failures exit 1 with one line.
 //!
-//! The renderer itself is tested in `src/export/tests.rs`. These tests wait for the flag to be
-//! wired to it; remove the `ignore`s then.
+//! The renderer itself is tested in `src/export/tests/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -37,7 +36,6 @@ fn stderr(output: &Output) -> String {
 }
 
 #[test]
-#[ignore = "until --export is wired to crate::export"]
 fn export_writes_the_page_next_to_the_cwd_and_prints_its_path() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("s1.jsonl"), SESSION).unwrap();
@@ -61,7 +59,6 @@ fn export_writes_the_page_next_to_the_cwd_and_prints_its_path() {
 }
 
 #[test]
-#[ignore = "until --export is wired to crate::export"]
 fn export_writes_to_the_output_path_given() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("s1.jsonl"), SESSION).unwrap();
@@ -81,7 +78,6 @@ fn export_writes_to_the_output_path_given() {
 }
 
 #[test]
-#[ignore = "until --export is wired to crate::export"]
 fn exporting_a_missing_file_exits_1_with_file_not_found() {
     let dir = tempfile::tempdir().unwrap();
 

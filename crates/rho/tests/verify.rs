@@ -8,7 +8,13 @@ use std::process::{Command, Output, Stdio};
 use serde_json::{Value, json};
 
 fn rho() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_rho"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+    // rho's home inside the target directory, not the user's `~/.rho`.
+    command.env(
+        "RHO_HOME",
+        concat!(env!("CARGO_TARGET_TMPDIR"), "/rho-home"),
+    );
+    command
 }
 
 /// Runs `rho --mode json` on a faux script in a fresh workspace and returns its log lines.

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::AnthropicFolder;
 use super::blocks::DeltaFields;
-use super::wire::{Obj, Str, decode};
+use rho_http::wire::{Obj, Str, decode};
 
 const CONTENT_BLOCK_DELTA: &str = "content_block_delta";
 

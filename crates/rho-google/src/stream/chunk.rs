@@ -6,8 +6,8 @@ use rho_ai::StreamSender;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::wire::{Obj, Str, decode};
 use super::{GoogleFolder, UsageCounts};
+use rho_http::wire::{Obj, Str, decode};
 
 /// One `GenerateContentResponse`.
 #[derive(Deserialize)]

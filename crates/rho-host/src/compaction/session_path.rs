@@ -1,12 +1,8 @@
 //! The bridge from a session file's branch (`SessionFile::branch_entries`) to what compaction
 //! reads, and back: the `compaction` entry to append for a result.
 
-use std::sync::Arc;
-
-use rho_agent::{AgentMessage, CustomMessage};
 use rho_session::time::parse_iso_ms;
-use rho_session::{EntryKind, SessionEntry};
-use serde_json::{Map, Value};
+use rho_session::{EntryKind, SessionEntry, user_entry_message};
 
 use super::cut::{PathEntry, PathEntryKind};
 use super::summarize::CompactionResult;
@@ -19,32 +15,12 @@ impl From<&SessionEntry> for PathEntry {
                 Ok(message) => PathEntryKind::Message(message.clone()),
                 Err(_) => PathEntryKind::Other,
             },
-            EntryKind::CustomMessage {
-                custom_type,
-                content,
-                display,
-                details,
-            } => {
-                let mut fields = vec![
-                    ("customType", Value::from(custom_type.as_str())),
-                    ("content", content.clone()),
-                    ("display", Value::Bool(*display)),
-                ];
-                if let Some(details) = details {
-                    fields.push(("details", details.clone()));
+            EntryKind::CustomMessage { .. } | EntryKind::BranchSummary { .. } => {
+                match user_entry_message(entry) {
+                    Some(message) => PathEntryKind::UserEntry(message),
+                    None => PathEntryKind::Other,
                 }
-                PathEntryKind::UserEntry(custom_role("custom", fields, &entry.timestamp))
             }
-            EntryKind::BranchSummary {
-                from_id, summary, ..
-            } => PathEntryKind::UserEntry(custom_role(
-                "branchSummary",
-                vec![
-                    ("summary", Value::from(summary.as_str())),
-                    ("fromId", Value::from(from_id.as_str())),
-                ],
-                &entry.timestamp,
-            )),
             EntryKind::Compaction {
                 summary,
                 first_kept_entry_id,
@@ -90,18 +66,4 @@ pub fn compaction_entry(result: &CompactionResult) -> EntryKind {
         details: serde_json::to_value(&result.details).ok(),
         from_hook: Some(false),
     }
-}
-
-/// A message of a coding-agent role with Pi's field order: role, `fields`, then `timestamp`
-/// in epoch ms (`null` when the entry's time does not parse).
-fn custom_role(role: &str, fields: Vec<(&str, Value)>, timestamp: &str) -> AgentMessage {
-    let mut map: Map<String, Value> = fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
-    map.insert(
-        "timestamp".to_owned(),
-        parse_iso_ms(timestamp).map_or(Value::Null, Value::from),
-    );
-    AgentMessage::Custom(Arc::new(CustomMessage {
-        role: role.to_owned(),
-        fields: map,
-    }))
 }

@@ -8,7 +8,6 @@ pub mod provider;
 pub mod request;
 pub mod stream;
 mod usage;
-pub(crate) mod wire;
 
 pub use compat::{CompletionsCompat, MaxTokensField, ThinkingFormat};
 pub use convert::normalize_tool_call_id;

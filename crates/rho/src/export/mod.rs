@@ -6,9 +6,6 @@
 //! It needs nothing outside the file: the stylesheet is inline, images are `data:` URLs, long
 //! output folds with `<details>`, and there is no script at all.
 
-// Nothing calls the export until `--export` and `export_html` are wired to it.
-#![allow(dead_code)]
-
 mod html;
 mod messages;
 mod text;

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use rho_agent::{AgentMessage, ContextHooks, CustomMessage, HookError};
-use rho_ai::{Message, UserMessage};
+use rho_ai::Message;
 use rho_host::tools::truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, truncate_tail};
 use serde_json::{Map, Value};
 use tokio::sync::watch;
@@ -164,48 +164,14 @@ fn save_full_output(text: &str) -> std::io::Result<PathBuf> {
     Ok(path)
 }
 
-/// The text the model sees for a `bashExecution` message (Pi's `bashExecutionToText`).
-pub fn bash_execution_text(fields: &Map<String, Value>) -> String {
-    let text_of = |name: &str| fields.get(name).and_then(Value::as_str).unwrap_or("");
-    let mut text = format!("Ran `{}`\n", text_of("command"));
-    let output = text_of("output");
-    if output.is_empty() {
-        text.push_str("(no output)");
-    } else {
-        text.push_str(&format!("```\n{output}\n```"));
-    }
-    let exit_code = fields.get("exitCode").and_then(Value::as_i64);
-    if fields.get("cancelled").and_then(Value::as_bool) == Some(true) {
-        text.push_str("\n\n(command cancelled)");
-    } else if let Some(code) = exit_code.filter(|code| *code != 0) {
-        text.push_str(&format!("\n\nCommand exited with code {code}"));
-    }
-    let path = text_of("fullOutputPath");
-    if fields.get("truncated").and_then(Value::as_bool) == Some(true) && !path.is_empty() {
-        text.push_str(&format!("\n\n[Output truncated. Full output: {path}]"));
-    }
-    text
-}
-
-/// `convertToLlm` of the RPC session: the LLM roles as they are, `bashExecution` as a user
-/// message, other roles dropped.
+/// `convertToLlm` of the RPC session: Pi's (`rho_host::compaction::convert_to_llm`), so a
+/// `bashExecution` reaches the model as Pi's "Ran `cmd`" user text and other unknown roles are
+/// dropped.
 pub struct UserBashContext;
 
 impl ContextHooks for UserBashContext {
     fn convert_to_llm(&self, messages: &[AgentMessage]) -> Result<Vec<Message>, HookError> {
-        Ok(messages
-            .iter()
-            .filter_map(|message| match message {
-                AgentMessage::Llm(message) => Some(message.clone()),
-                AgentMessage::Custom(custom) if custom.role == BASH_EXECUTION_ROLE => {
-                    let timestamp = custom.fields.get("timestamp").and_then(Value::as_i64);
-                    let mut user = UserMessage::text(bash_execution_text(&custom.fields));
-                    user.timestamp = timestamp.unwrap_or(user.timestamp);
-                    Some(Message::User(Arc::new(user)))
-                }
-                AgentMessage::Custom(_) => None,
-            })
-            .collect())
+        Ok(rho_host::compaction::convert_to_llm(messages))
     }
 }
 

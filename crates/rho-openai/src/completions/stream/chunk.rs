@@ -9,7 +9,7 @@ use serde::de::IgnoredAny;
 
 use super::CompletionsFolder;
 use crate::completions::convert::REASONING_FIELDS;
-use crate::completions::wire::{Obj, Str, decode};
+use rho_http::wire::{Obj, Str, decode};
 
 /// One `chat.completion.chunk`.
 #[derive(Deserialize)]

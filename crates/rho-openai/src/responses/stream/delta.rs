@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use super::ResponsesFolder;
-use crate::completions::wire::{Str, decode};
+use rho_http::wire::{Str, decode};
 
 /// A delta event: the fields the folder reads; the rest is skipped unparsed.
 #[derive(Deserialize)]

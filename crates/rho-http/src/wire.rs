@@ -1,4 +1,5 @@
-//! Borrowing building blocks for the typed fast path of stream decoding.
+//! Borrowing building blocks for the typed fast path of stream decoding, shared by every
+//! provider folder.
 //!
 //! Hot stream events are decoded into small structs that borrow their strings from the event
 //! data instead of building a `serde_json::Value` tree. A typed decode that fails for any reason
@@ -14,11 +15,11 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 
 /// A JSON string, borrowed from the event data unless it holds escapes.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Str<'a>(pub(crate) Cow<'a, str>);
+pub struct Str<'a>(pub Cow<'a, str>);
 
 impl Str<'_> {
     /// The text.
-    pub(crate) fn as_str(&self) -> &str {
+    pub fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -52,7 +53,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
 /// A JSON object decoded as `T`. A derived struct also accepts an array of its fields in
 /// order; the `Value` path would see no object there, so neither may the fast path.
 #[derive(Debug)]
-pub(crate) struct Obj<T>(pub(crate) T);
+pub struct Obj<T>(pub T);
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -74,7 +75,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
 
 /// Decodes `data` as the object `T`, or `None` when it is anything else (the caller then takes
 /// the `Value` path).
-pub(crate) fn decode<'a, T: Deserialize<'a>>(data: &'a str) -> Option<T> {
+pub fn decode<'a, T: Deserialize<'a>>(data: &'a str) -> Option<T> {
     serde_json::from_str::<Obj<T>>(data)
         .ok()
         .map(|Obj(value)| value)
