@@ -299,6 +299,16 @@ impl Agent {
         }
     }
 
+    /// The provider every run of this agent calls (the session's summariser calls it too).
+    pub fn provider(&self) -> Arc<dyn Provider> {
+        self.inner.options.provider.clone()
+    }
+
+    /// The API key passed to the provider.
+    pub fn api_key(&self) -> Option<String> {
+        self.inner.options.api_key.clone()
+    }
+
     /// Whether a run is active.
     pub fn is_running(&self) -> bool {
         lock(&self.inner.active).is_some()

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::content::{ContentBlock, ToolCall};
+use crate::content::{ContentBlock, ImageContent, ToolCall};
 
 /// Milliseconds since the Unix epoch: the timestamp of messages.
 pub fn now_ms() -> i64 {
@@ -69,6 +69,18 @@ impl UserMessage {
     pub fn text(text: impl Into<String>) -> Self {
         UserMessage {
             content: UserContent::Blocks(vec![ContentBlock::text(text)]),
+            timestamp: now_ms(),
+        }
+    }
+
+    /// `[{type:"text",text}, ...images]`: a prompt with attached images, as Pi's `prompt(text,
+    /// {images})`, `steer` and `followUp` make it.
+    pub fn with_images(text: impl Into<String>, images: Vec<ImageContent>) -> Self {
+        let mut blocks = Vec::with_capacity(1 + images.len());
+        blocks.push(ContentBlock::text(text));
+        blocks.extend(images.into_iter().map(ContentBlock::Image));
+        UserMessage {
+            content: UserContent::Blocks(blocks),
             timestamp: now_ms(),
         }
     }

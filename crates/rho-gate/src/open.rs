@@ -36,12 +36,16 @@ pub enum GuardedOpenError {
 impl GatePolicy {
     /// Checks where an open file (or directory) really is.
     pub fn verify_opened(&self, tool: &str, access: Access, file: &File) -> Result<(), Refusal> {
-        let link = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
-        let real = std::fs::read_link(&link).map_err(|error| Refusal::BadPath {
-            path: link.display().to_string(),
-            problem: format!("where the opened file is cannot be verified ({error})"),
-        })?;
+        let real = opened_path(file)?;
         self.check_real(tool, access, &real)
+    }
+
+    /// Where an open file really is, checked against the roots only, not the secrets: for a
+    /// caller that deals with secret files itself (`grep` over a directory withholds their
+    /// lines by name).
+    pub fn verify_opened_in_roots(&self, access: Access, file: &File) -> Result<(), Refusal> {
+        let real = opened_path(file)?;
+        self.check_roots(access, &real)
     }
 
     /// The checks of [`GatePolicy::check_path`] on a path that is already real.
@@ -65,6 +69,20 @@ impl GatePolicy {
         self.verify_opened(tool, Access::Read, &file)
             .map_err(GuardedOpenError::Refused)?;
         Ok(file)
+    }
+
+    /// Opens the directory `path` for reading (`ls`, and the root of a `grep`/`find` walk) and
+    /// verifies where it really is. `O_DIRECTORY` so that something swapped in that is not a
+    /// directory (a FIFO would block an open) fails at once.
+    pub fn open_dir_for_read(&self, tool: &str, path: &Path) -> Result<File, GuardedOpenError> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let dir = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY | libc::O_NONBLOCK)
+            .open(path)?;
+        self.verify_opened(tool, Access::Read, &dir)
+            .map_err(GuardedOpenError::Refused)?;
+        Ok(dir)
     }
 
     /// Opens `path` for writing, created if missing and truncated when `truncate`, without
@@ -109,4 +127,13 @@ impl GatePolicy {
         }
         Err(io::Error::from_raw_os_error(libc::ELOOP).into())
     }
+}
+
+/// Where an open file really is, as the kernel says (`/proc/self/fd/N`).
+fn opened_path(file: &File) -> Result<PathBuf, Refusal> {
+    let link = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+    std::fs::read_link(&link).map_err(|error| Refusal::BadPath {
+        path: link.display().to_string(),
+        problem: format!("where the opened file is cannot be verified ({error})"),
+    })
 }

@@ -159,11 +159,17 @@ impl GatePolicy {
                 });
             }
         }
-        if self.mode == PermissionMode::Full || self.is_inside_roots(&real) {
-            return Ok(real);
+        self.check_roots(access, &real)?;
+        Ok(real)
+    }
+
+    /// The roots part of [`GatePolicy::check_path`] alone, on a real path.
+    pub(crate) fn check_roots(&self, access: Access, real: &Path) -> Result<(), Refusal> {
+        if self.mode == PermissionMode::Full || self.is_inside_roots(real) {
+            return Ok(());
         }
-        if access == Access::Read && self.is_bash_output(&real) {
-            return Ok(real);
+        if access == Access::Read && self.is_bash_output(real) {
+            return Ok(());
         }
         Err(Refusal::OutsideRoots {
             path: real.display().to_string(),

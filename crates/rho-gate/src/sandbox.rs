@@ -38,6 +38,19 @@ const WRITABLE_DEVICES: &[&str] = &[
     "/dev/shm",
 ];
 
+/// Set to anything non-empty, this makes [`Sandbox::prepare`] act as on a kernel without
+/// Landlock: the one way to exercise the fallback end to end (warning, `details`, path gate
+/// alone) on a machine that has it. It can only weaken rho's own sandbox, never lift one a
+/// parent process is already confined by (Landlock domains are inherited).
+pub const FORCE_UNAVAILABLE_ENV: &str = "RHO_SANDBOX_FORCE_UNAVAILABLE";
+
+/// Why the sandbox is forced off, if [`FORCE_UNAVAILABLE_ENV`] asks for it.
+fn forced_unavailable() -> Option<String> {
+    std::env::var_os(FORCE_UNAVAILABLE_ENV)
+        .filter(|value| !value.is_empty())
+        .map(|_| format!("{FORCE_UNAVAILABLE_ENV} is set"))
+}
+
 /// `LANDLOCK_CREATE_RULESET_VERSION`: ask the kernel for its ABI version.
 const CREATE_RULESET_VERSION: libc::c_uint = 1;
 
@@ -121,16 +134,9 @@ impl Sandbox {
                 tmp_dir: None,
             });
         }
-        let abi_number = match landlock_abi() {
+        let abi_number = match forced_unavailable().map_or_else(landlock_abi, Err) {
             Ok(abi) => abi,
-            Err(reason) => {
-                return Ok(Sandbox {
-                    ruleset: None,
-                    new_net_namespace: confine_net,
-                    status: SandboxStatus::Unavailable { reason },
-                    tmp_dir: None,
-                });
-            }
+            Err(reason) => return Ok(Sandbox::unavailable(policy, reason)),
         };
         let abi = ABI::from(abi_number);
         let tmp_dir = if policy.mode() == PermissionMode::WorkspaceWrite {
@@ -149,6 +155,21 @@ impl Sandbox {
             },
             tmp_dir,
         })
+    }
+
+    /// The fallback where the kernel cannot confine the child: nothing is applied to the
+    /// file system (the path gate alone protects) and the status says why. `prepare` gives
+    /// this when Landlock is missing; tests build it directly to exercise the fallback on a
+    /// kernel that has Landlock.
+    pub fn unavailable(policy: &GatePolicy, reason: impl Into<String>) -> Sandbox {
+        Sandbox {
+            ruleset: None,
+            new_net_namespace: !policy.network(),
+            status: SandboxStatus::Unavailable {
+                reason: reason.into(),
+            },
+            tmp_dir: None,
+        }
     }
 
     /// What the sandbox does.

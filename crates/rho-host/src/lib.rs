@@ -2,6 +2,7 @@
 //! session's event stream, and the coding tools.
 
 pub mod budget;
+mod compact;
 pub mod compaction;
 pub mod gate;
 pub mod persist;
@@ -12,6 +13,7 @@ pub mod session;
 pub mod settings;
 pub mod tools;
 pub mod toolset;
+mod transcript;
 
 pub use budget::{Budget, Tally};
 pub use retry::{RETRY_CANCELLED, RetryPolicy};

@@ -46,6 +46,7 @@ impl Persistence {
         };
         let listener = persistence.clone();
         session.subscribe(move |event| listener.on_event(event));
+        crate::transcript::remember(session, &persistence);
         persistence
     }
 

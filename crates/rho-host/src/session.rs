@@ -9,13 +9,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rho_agent::{Agent, AgentError, AgentEvent, AgentMessage, AgentOptions};
-use rho_ai::{StopReason, Usage, UserMessage};
+use rho_ai::{AssistantMessage, ImageContent, StopReason, Usage, UserMessage};
 use serde::Serialize;
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::budget::{Budget, BudgetGate, Meter};
+use crate::compact::AfterCompaction;
+use crate::compaction::{CodingAgentMessages, CompactionEnd, CompactionPolicy, CompactionStart};
+use crate::persist::Persistence;
 use crate::prompt::PromptResources;
 use crate::retry::{RetryOutcome, RetryPolicy};
+use crate::transcript::MemoryCompaction;
 
 /// Rejection of a prompt while a run is active.
 pub const SESSION_BUSY: &str = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
@@ -69,6 +74,10 @@ pub enum SessionNotice {
         #[serde(skip_serializing_if = "Option::is_none")]
         final_error: Option<String>,
     },
+    /// A compaction started (`{reason}`).
+    CompactionStart(CompactionStart),
+    /// A compaction ended (`{reason, result?, aborted, willRetry, errorMessage?}`).
+    CompactionEnd(CompactionEnd),
     /// rho: the prompt is finished and nothing more will run on its own.
     AgentSettled(Settled),
 }
@@ -131,6 +140,22 @@ pub(crate) struct Shared {
     prompt_cancel: Mutex<CancellationToken>,
     /// The retry wait in progress, for `abort_retry()`.
     pub(crate) retry_wait: Mutex<Option<CancellationToken>>,
+    /// Signalled whenever the prompt slot is released.
+    slot_free: Notify,
+    /// The `compaction` settings; `enabled` is switched by `set_auto_compaction`.
+    pub(crate) compaction: Mutex<CompactionPolicy>,
+    /// A compaction is running.
+    pub(crate) compacting: AtomicBool,
+    /// Cancels the running compaction.
+    pub(crate) compaction_cancel: Mutex<Option<CancellationToken>>,
+    /// The last assistant reply since the last compaction check (Pi's `_lastAssistantMessage`).
+    pub(crate) last_assistant: Mutex<Option<Arc<AssistantMessage>>>,
+    /// An overflow was compacted and retried since the last user message or good reply.
+    pub(crate) overflow_recovery_attempted: AtomicBool,
+    /// The session file compaction reads and appends to (the latest attached).
+    pub(crate) persistence: Mutex<Option<Persistence>>,
+    /// The last compaction of a session without a file.
+    pub(crate) memory_compaction: Mutex<Option<MemoryCompaction>>,
 }
 
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -167,6 +192,10 @@ impl Shared {
             // A queued message is being delivered: the queue shrinks before its message_start.
             AgentEvent::MessageStart { message } => {
                 let is_prompt = self.prompt_pending.swap(false, Ordering::SeqCst);
+                if message.as_user().is_some() {
+                    self.overflow_recovery_attempted
+                        .store(false, Ordering::SeqCst);
+                }
                 if let Some(user) = message.as_user().filter(|_| !is_prompt) {
                     let text = user.text_content();
                     if remove_first(&self.steering, &text) || remove_first(&self.follow_up, &text) {
@@ -177,6 +206,11 @@ impl Shared {
             AgentEvent::MessageEnd { message } => {
                 if let Some(assistant) = message.as_assistant() {
                     self.meter.add_usage(&assistant.usage);
+                    *lock(&self.last_assistant) = Some(assistant.clone());
+                    if assistant.stop_reason != StopReason::Error {
+                        self.overflow_recovery_attempted
+                            .store(false, Ordering::SeqCst);
+                    }
                     self.emit(&SessionEvent::Agent(event.clone()));
                     // pi-reference §3.2: a retry succeeded at the first non-error reply's end.
                     if assistant.stop_reason != StopReason::Error
@@ -210,12 +244,13 @@ fn remove_first(queue: &Mutex<Vec<String>>, text: &str) -> bool {
 }
 
 /// Releases the session's prompt slot, also when the prompt future is dropped.
-struct PromptGuard<'a>(&'a Shared);
+pub(crate) struct PromptGuard<'a>(&'a Shared);
 
 impl Drop for PromptGuard<'_> {
     fn drop(&mut self) {
         self.0.prompt_pending.store(false, Ordering::SeqCst);
         self.0.prompting.store(false, Ordering::SeqCst);
+        self.0.slot_free.notify_waiters();
     }
 }
 
@@ -232,9 +267,16 @@ pub struct SessionBuilder {
     retry: RetryPolicy,
     budget: Budget,
     prompt_resources: Option<Arc<PromptResources>>,
+    compaction: CompactionPolicy,
 }
 
 impl SessionBuilder {
+    /// Sets the `compaction` settings (default: Pi's, enabled).
+    pub fn compaction(mut self, policy: CompactionPolicy) -> Self {
+        self.compaction = policy;
+        self
+    }
+
     /// Sets the auto-retry policy (default: enabled, 3 retries, 2000 ms base delay).
     pub fn retry(mut self, retry: RetryPolicy) -> Self {
         self.retry = retry;
@@ -260,9 +302,13 @@ impl SessionBuilder {
             meter: Arc::new(Meter::new(self.budget)),
             retry: self.retry,
             prompt_resources: self.prompt_resources,
+            compaction: Mutex::new(self.compaction),
             ..Shared::default()
         });
         let mut options = self.options;
+        if options.context_hooks.is_none() {
+            options.context_hooks = Some(Arc::new(CodingAgentMessages));
+        }
         if self.budget.is_limited() {
             let queues = shared.clone();
             options.turn_gate = Some(Arc::new(BudgetGate {
@@ -289,6 +335,7 @@ impl AgentSession {
             retry: RetryPolicy::default(),
             budget: Budget::default(),
             prompt_resources: None,
+            compaction: CompactionPolicy::default(),
         }
     }
 
@@ -310,10 +357,39 @@ impl AgentSession {
 
     /// Runs a text prompt to the end and settles it.
     pub async fn prompt(&self, text: &str) -> Result<Settled, SessionError> {
+        self.prompt_with_images(text, Vec::new()).await
+    }
+
+    /// Runs a prompt with attached images (`[{type:"text"}, ...images]`) to the end and settles
+    /// it.
+    pub async fn prompt_with_images(
+        &self,
+        text: &str,
+        images: Vec<ImageContent>,
+    ) -> Result<Settled, SessionError> {
         if self.shared.prompting.swap(true, Ordering::SeqCst) {
             return Err(SessionError::Busy);
         }
         let _prompting = PromptGuard(&self.shared);
+        self.run_prompt(text, images).await
+    }
+
+    /// Waits until no prompt or compaction holds the session, then holds it.
+    pub(crate) async fn claim_prompt_slot(&self) -> PromptGuard<'_> {
+        loop {
+            let freed = self.shared.slot_free.notified();
+            if !self.shared.prompting.swap(true, Ordering::SeqCst) {
+                return PromptGuard(&self.shared);
+            }
+            freed.await;
+        }
+    }
+
+    async fn run_prompt(
+        &self,
+        text: &str,
+        images: Vec<ImageContent>,
+    ) -> Result<Settled, SessionError> {
         if self.agent.is_running() {
             return Err(SessionError::Busy);
         }
@@ -321,34 +397,59 @@ impl AgentSession {
         *lock(&self.shared.retry_pending) = None;
         let cancel = CancellationToken::new();
         *lock(&self.shared.prompt_cancel) = cancel.clone();
+        *lock(&self.shared.last_assistant) = None;
+        self.compact_before_prompt(&cancel).await;
         self.shared.prompt_pending.store(true, Ordering::SeqCst);
         // A skill that cannot be read leaves the prompt as typed (Pi does the same).
         let text = match &self.shared.prompt_resources {
             Some(resources) => resources.expand_input(text).0,
             None => text.to_owned(),
         };
-        let message: AgentMessage = UserMessage::text(text).into();
+        let message: AgentMessage = UserMessage::with_images(text, images).into();
         match self.agent.prompt(vec![message]).await {
             Err(AgentError::Busy(_)) => return Err(SessionError::Busy),
             Err(other) => return Err(other.into()),
             Ok(()) => {}
         }
-        let outcome = self.retry_chain(&cancel).await;
+        let outcome = loop {
+            let outcome = self.retry_chain(&cancel).await;
+            if outcome == RetryOutcome::Cancelled || cancel.is_cancelled() {
+                break outcome;
+            }
+            if self.compact_after_run(&cancel).await == AfterCompaction::Stop {
+                break outcome;
+            }
+            if self.agent.continue_run().await.is_err() {
+                break outcome;
+            }
+        };
         Ok(self.settle(outcome))
     }
 
     /// Queues a steering message (delivered after the current turn's tools).
     pub fn steer(&self, text: &str) {
+        self.steer_with_images(text, Vec::new());
+    }
+
+    /// Queues a steering message with attached images.
+    pub fn steer_with_images(&self, text: &str, images: Vec<ImageContent>) {
         lock(&self.shared.steering).push(text.to_owned());
         self.shared.emit_queue_update();
-        self.agent.steer(UserMessage::text(text).into());
+        self.agent
+            .steer(UserMessage::with_images(text, images).into());
     }
 
     /// Queues a follow-up message (delivered when the run would stop).
     pub fn follow_up(&self, text: &str) {
+        self.follow_up_with_images(text, Vec::new());
+    }
+
+    /// Queues a follow-up message with attached images.
+    pub fn follow_up_with_images(&self, text: &str, images: Vec<ImageContent>) {
         lock(&self.shared.follow_up).push(text.to_owned());
         self.shared.emit_queue_update();
-        self.agent.follow_up(UserMessage::text(text).into());
+        self.agent
+            .follow_up(UserMessage::with_images(text, images).into());
     }
 
     /// Drops both queues.

@@ -17,9 +17,10 @@ pub const BUILTIN_TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "
 /// Pi's default active set, in Pi's order.
 pub const DEFAULT_TOOLS: [&str; 4] = ["read", "bash", "edit", "write"];
 
-/// How the tools are confined: `read`/`write`/`edit` open files through the gate's policy (the
-/// re-check at open time, against a symlink swapped in after preflight), `bash` runs inside the
-/// sandbox. The preflight check itself is [`crate::gate::Gate`], installed as the tool hooks.
+/// How the tools are confined: `read`/`write`/`edit`/`ls`/`grep`/`find` open files and
+/// directories through the gate's policy (the re-check at open time, against a symlink swapped
+/// in after preflight), `bash` runs inside the sandbox. The preflight check itself is
+/// [`crate::gate::Gate`], installed as the tool hooks.
 #[derive(Clone)]
 pub struct Confinement {
     /// The policy the file tools open through.
@@ -50,9 +51,9 @@ pub fn create_tools(
             "bash" => Arc::new(BashTool::new(cwd).with_sandbox(sandbox.clone())),
             "edit" => Arc::new(EditTool::new(cwd, queue.clone()).with_gate(gate.clone())),
             "write" => Arc::new(WriteTool::new(cwd, queue.clone()).with_gate(gate.clone())),
-            "grep" => Arc::new(GrepTool::new(cwd)),
-            "find" => Arc::new(FindTool::new(cwd)),
-            "ls" => Arc::new(LsTool::new(cwd)),
+            "grep" => Arc::new(GrepTool::new(cwd).with_gate(gate.clone())),
+            "find" => Arc::new(FindTool::new(cwd).with_gate(gate.clone())),
+            "ls" => Arc::new(LsTool::new(cwd).with_gate(gate.clone())),
             _ => continue,
         };
         tools.push(tool);

@@ -5,7 +5,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod corpus;
+mod fallback;
 mod harness;
+mod swap;
 
 use std::os::unix::fs::symlink;
 use std::sync::Arc;

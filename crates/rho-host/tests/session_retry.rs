@@ -163,6 +163,8 @@ async fn a_context_overflow_is_not_retried_here() {
     provider.push(failure(ErrorKind::ContextOverflow, None));
     provider.push(faux_message(vec![faux_text("never asked")]));
     let (session, events) = session(&provider);
+    // Compaction, not retry, answers an overflow (session_compaction.rs); off here.
+    session.set_auto_compaction(false);
     assert_eq!(
         session.prompt("hi").await.unwrap().reason,
         SettledReason::Error

@@ -15,6 +15,7 @@ mod read_images;
 mod read_tool;
 mod search_vs_rg;
 mod session_budget;
+mod session_compaction;
 mod session_events;
 mod session_retry;
 mod skills;

@@ -219,20 +219,6 @@ impl Cli {
         }
         Ok(cli)
     }
-
-    /// The first session flag given, if any (modes that do not handle them yet refuse them).
-    pub fn session_flag(&self) -> Option<&'static str> {
-        [
-            (self.session.is_some(), "--session"),
-            (self.continue_session, "--continue"),
-            (self.resume, "--resume"),
-            (self.fork.is_some(), "--fork"),
-            (self.session_dir.is_some(), "--session-dir"),
-            (self.export.is_some(), "--export"),
-        ]
-        .into_iter()
-        .find_map(|(given, flag)| given.then_some(flag))
-    }
 }
 
 /// Positional messages and `--print-message` values merged by their place on the command line.

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use anyhow::{Context as _, bail};
 use rho_agent::AgentOptions;
 use rho_ai::faux::FauxScript;
+use rho_host::compaction::CompactionPolicy;
 use rho_host::persist::{self, Persistence};
 use rho_host::{AgentSession, SettledReason};
 use rho_session::{SessionContext, SessionFile};
@@ -70,12 +71,7 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
     }
     let json = match cli.mode {
         Some(Mode::Json) => true,
-        Some(Mode::Rpc) => {
-            if let Some(flag) = cli.session_flag() {
-                bail!("{flag} is not supported yet in --mode rpc");
-            }
-            return crate::rpc::run(&cli).await;
-        }
+        Some(Mode::Rpc) => return crate::rpc::run(&cli).await,
         Some(Mode::Text) | None => false,
     };
     let piped_stdin = !std::io::stdin().is_terminal();
@@ -131,9 +127,6 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
         }
     };
     let prompts = resolve_prompts(&cli.messages, piped_stdin, &cwd)?;
-    if !prompts.first.images.is_empty() {
-        bail!("image @file arguments are not supported yet (the session takes text prompts only)");
-    }
     let workspace = setup::workspace(&cli, &settings, &run_cwd)?;
 
     let run_cwd_text = run_cwd.to_string_lossy().into_owned();
@@ -167,6 +160,7 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
         .budget(budget)
         .retry(retry)
         .prompt_resources(workspace.resources)
+        .compaction(CompactionPolicy::from_settings(&settings.compaction))
         .build();
     session
         .agent()
@@ -221,9 +215,12 @@ async fn run_prompts(
     signal: &AtomicU8,
 ) -> anyhow::Result<Option<SettledReason>> {
     let mut last = None;
+    // `@image` arguments go with the first message, as in Pi.
+    let mut images = Some(prompts.first.images);
     let texts = std::iter::once(prompts.first.text).chain(prompts.rest);
     for prompt in texts {
-        let settled = session.prompt(&prompt).await?;
+        let images = images.take().unwrap_or_default();
+        let settled = session.prompt_with_images(&prompt, images).await?;
         last = Some(settled.reason);
         if settled.reason == SettledReason::Aborted || signal.load(Ordering::SeqCst) != 0 {
             break;

@@ -117,7 +117,7 @@ fn a_missing_file_argument_exits_2_with_one_line_naming_its_absolute_path() {
 }
 
 #[test]
-fn an_image_file_argument_is_refused_until_prompts_carry_images() {
+fn an_image_file_argument_is_attached_to_the_first_message() {
     let (dir, script) = workspace(1);
     // The smallest valid PNG: 1×1, grey.
     let png: [u8; 67] = [
@@ -129,9 +129,20 @@ fn an_image_file_argument_is_refused_until_prompts_carry_images() {
     ];
     std::fs::write(dir.path().join("dot.png"), png).unwrap();
     let output = run(dir.path(), &script, &["@dot.png", "What is this?"], None);
-    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let user = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .find(|l| l["type"] == "message_end" && l["message"]["role"] == "user")
+        .unwrap();
+    // The PNG is small enough to pass unresized: its bytes, base64-encoded.
+    let shown = dir.path().join("dot.png");
     assert_eq!(
-        String::from_utf8(output.stderr).unwrap(),
-        "Error: image @file arguments are not supported yet (the session takes text prompts only)\n"
+        user["message"]["content"],
+        json!([
+            {"type": "text", "text": format!("<file name=\"{}\"></file>\nWhat is this?", shown.display())},
+            {"type": "image", "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==", "mimeType": "image/png"},
+        ])
     );
 }

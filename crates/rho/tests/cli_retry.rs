@@ -68,3 +68,135 @@ async fn two_overloaded_answers_then_success_show_two_visible_retries_and_three_
     );
     assert_eq!(server.requests().len(), 3);
 }
+
+fn done() -> MockResponse {
+    MockResponse::sse(&[
+        &chat_chunk(json!({"content": "Done."}), Some("stop")),
+        "[DONE]",
+    ])
+}
+
+/// Runs `rho --mode json` against `server`; the exit code and the JSON lines.
+async fn run_against(server: &MockServer) -> (Option<i32>, Vec<Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let models = json!({"providers": {"mock": {
+        "baseUrl": format!("{}/v1", server.base_url()),
+        "api": "openai-completions",
+        "apiKey": "sk-test",
+        "models": [{"id": "m"}]
+    }}});
+    std::fs::write(dir.path().join("models.json"), models.to_string()).unwrap();
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_rho"))
+        .current_dir(dir.path())
+        .env_clear()
+        .env("RHO_HOME", dir.path())
+        .env("RHO_RETRY_BASE_DELAY_MS", "1")
+        .args(["--mode", "json", "--provider", "mock", "--model", "m", "hi"])
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    let lines = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (output.status.code(), lines)
+}
+
+fn retry_events(lines: &[Value]) -> Vec<Value> {
+    lines
+        .iter()
+        .filter(|l| l["type"] == "auto_retry_start" || l["type"] == "auto_retry_end")
+        .map(|l| json!([l["type"], l["attempt"], l["delayMs"], l["success"]]))
+        .collect()
+}
+
+fn settled_reason(lines: &[Value]) -> Value {
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"], "agent_settled");
+    last["reason"].clone()
+}
+
+#[tokio::test]
+async fn a_stream_cut_mid_reply_is_retried_once_then_succeeds() {
+    let cut = MockResponse::sse(&[&chat_chunk(json!({"content": "Do"}), None)]).then_drop();
+    let server = MockServer::start(vec![cut, done()]).await;
+    let (code, lines) = run_against(&server).await;
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        retry_events(&lines),
+        vec![
+            json!(["auto_retry_start", 1, 1, null]),
+            json!(["auto_retry_end", 1, null, true]),
+        ]
+    );
+    assert_eq!(settled_reason(&lines), "completed");
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn a_garbled_stream_is_retried_once_then_succeeds() {
+    let garbled = MockResponse::new(200)
+        .header("content-type", "text/event-stream")
+        .chunk(rho_testkit::Chunk::text("data: {not json at all\n\n"));
+    let server = MockServer::start(vec![garbled, done()]).await;
+    let (code, lines) = run_against(&server).await;
+    assert_eq!(code, Some(0));
+    assert_eq!(retry_events(&lines).len(), 2);
+    assert_eq!(settled_reason(&lines), "completed");
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn a_rate_limit_retry_after_hint_longer_than_the_backoff_sets_the_delay() {
+    let limited = MockResponse::json_error(
+        429,
+        r#"{"error": {"message": "Rate limit reached", "type": "rate_limit_exceeded"}}"#,
+    )
+    .header("retry-after-ms", "40");
+    let server = MockServer::start(vec![limited, done()]).await;
+    let (code, lines) = run_against(&server).await;
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        retry_events(&lines)[0],
+        json!(["auto_retry_start", 1, 40, null])
+    );
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn four_overloaded_answers_exhaust_three_retries_and_exit_1() {
+    let overloaded = r#"{"error": {"message": "Overloaded", "type": "overloaded_error"}}"#;
+    let server = MockServer::start(
+        (0..4)
+            .map(|_| MockResponse::json_error(529, overloaded))
+            .collect(),
+    )
+    .await;
+    let (code, lines) = run_against(&server).await;
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        retry_events(&lines),
+        vec![
+            json!(["auto_retry_start", 1, 1, null]),
+            json!(["auto_retry_start", 2, 2, null]),
+            json!(["auto_retry_start", 3, 4, null]),
+            json!(["auto_retry_end", 3, null, false]),
+        ]
+    );
+    assert_eq!(settled_reason(&lines), "error");
+    assert_eq!(server.requests().len(), 4);
+}
+
+#[tokio::test]
+async fn a_bad_request_is_not_retried_and_exits_1() {
+    let bad =
+        r#"{"error": {"message": "Unknown parameter: 'foo'", "type": "invalid_request_error"}}"#;
+    let server = MockServer::start(vec![MockResponse::json_error(400, bad), done()]).await;
+    let (code, lines) = run_against(&server).await;
+    assert_eq!(code, Some(1));
+    assert_eq!(retry_events(&lines), Vec::<Value>::new());
+    assert_eq!(settled_reason(&lines), "error");
+    assert_eq!(server.requests().len(), 1);
+}

@@ -62,21 +62,39 @@ fn every_state_model_and_queue_command_answers_as_pi_does() {
     let state = rpc.call(json!({"id": "s1", "type": "get_state"}));
     let session_id = state["data"]["sessionId"].as_str().unwrap().to_owned();
     assert_eq!(session_id.len(), 36);
-    let idle_state = |id: &str, steering: &str, follow_up: &str, count: usize, session: &str| {
-        response(
-            id,
-            "get_state",
-            Some(json!({
-                "model": faux_model(), "thinkingLevel": "off", "isStreaming": false,
-                "isCompacting": false, "steeringMode": steering, "followUpMode": follow_up,
-                "sessionId": session, "autoCompactionEnabled": false,
-                "messageCount": count, "pendingMessageCount": 0
-            })),
-        )
+    // A new session's file, named `<time>_<id>.jsonl`, is not written before its first prompt.
+    let sessions = dir.path().join(".rho-home/sessions");
+    let file_of = |state: &Value| {
+        let file = state["data"]["sessionFile"].as_str().unwrap().to_owned();
+        assert!(file.starts_with(sessions.to_str().unwrap()), "{file}");
+        assert!(!std::path::Path::new(&file).exists());
+        file
     };
+    let idle_state =
+        |id: &str, steering: &str, follow_up: &str, count: usize, session: &str, file: &str| {
+            assert!(file.ends_with(&format!("_{session}.jsonl")), "{file}");
+            response(
+                id,
+                "get_state",
+                Some(json!({
+                    "model": faux_model(), "thinkingLevel": "off", "isStreaming": false,
+                    "isCompacting": false, "steeringMode": steering, "followUpMode": follow_up,
+                    "sessionFile": file, "sessionId": session, "autoCompactionEnabled": true,
+                    "messageCount": count, "pendingMessageCount": 0
+                })),
+            )
+        };
+    let file = file_of(&state);
     assert_eq!(
         state,
-        idle_state("s1", "one-at-a-time", "one-at-a-time", 0, &session_id)
+        idle_state(
+            "s1",
+            "one-at-a-time",
+            "one-at-a-time",
+            0,
+            &session_id,
+            &file
+        )
     );
     let expectations = [
         (
@@ -151,7 +169,7 @@ fn every_state_model_and_queue_command_answers_as_pi_does() {
     // the modes stuck, and set_auto_retry kept the session.
     assert_eq!(
         rpc.call(json!({"id": "s2", "type": "get_state"})),
-        idle_state("s2", "all", "all", 0, &session_id)
+        idle_state("s2", "all", "all", 0, &session_id, &file)
     );
     let stats = rpc.call(json!({"id": "st", "type": "get_session_stats"}));
     assert_eq!(
@@ -189,60 +207,112 @@ fn every_state_model_and_queue_command_answers_as_pi_does() {
     let state = rpc.call(json!({"id": "s4", "type": "get_state"}));
     let new_id = state["data"]["sessionId"].as_str().unwrap().to_owned();
     assert_ne!(new_id, session_id);
-    assert_eq!(state, idle_state("s4", "all", "all", 0, &new_id));
+    let new_file = file_of(&state);
+    assert_eq!(state, idle_state("s4", "all", "all", 0, &new_id, &new_file));
 }
 
 #[test]
-fn commands_without_their_machinery_fail_clearly_and_the_session_ones_echo_ids() {
+fn session_commands_before_the_first_prompt_give_pis_errors() {
     let (dir, script) = workspace("echo hi", "ok");
     let mut rpc = Rpc::start(dir.path(), &script);
-    let files = "this version of rho keeps sessions in memory only";
-    let compaction = "this version of rho does not compact context";
     let cases = [
-        (json!({"id": "1", "type": "compact"}), "compact", compaction),
-        (
-            json!({"id": "2", "type": "set_auto_compaction", "enabled": true}),
-            "set_auto_compaction",
-            compaction,
-        ),
         (
             json!({"id": "3", "type": "export_html"}),
-            "export_html",
-            files,
-        ),
-        (
-            json!({"id": "4", "type": "switch_session", "sessionPath": "/tmp/x.jsonl"}),
-            "switch_session",
-            files,
+            failure(
+                "3",
+                "export_html",
+                "Nothing to export yet - start a conversation first",
+            ),
         ),
         (
             json!({"id": "5", "type": "fork", "entryId": "abc"}),
-            "fork",
-            files,
+            failure("5", "fork", "Invalid entry ID for forking"),
         ),
-        (json!({"id": "6", "type": "clone"}), "clone", files),
+        (
+            json!({"id": "6", "type": "clone"}),
+            failure(
+                "6",
+                "clone",
+                "Cannot clone session: no current entry selected",
+            ),
+        ),
         (
             json!({"id": "7", "type": "get_fork_messages"}),
-            "get_fork_messages",
-            files,
-        ),
-        (
-            json!({"id": "8", "type": "set_session_name", "name": "work"}),
-            "set_session_name",
-            files,
+            response("7", "get_fork_messages", Some(json!({"messages": []}))),
         ),
     ];
-    for (command, kind, why) in cases {
-        let id = command["id"].as_str().unwrap().to_owned();
-        assert_eq!(
-            rpc.call(command),
-            failure(&id, kind, &format!("{kind} is not supported yet: {why}"))
-        );
+    for (command, expected) in cases {
+        assert_eq!(rpc.call(command), expected);
     }
     assert_eq!(
         rpc.call(json!({"id": "9", "type": "set_session_name", "name": "  "})),
         failure("9", "set_session_name", "Session name cannot be empty")
     );
+}
+
+#[test]
+fn compact_summarises_on_request_and_auto_compaction_can_be_switched_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("script.json");
+    let summary = "## Goal\nGreet the user.";
+    let turns = json!({"turns": [
+        [{"type": "text", "text": "Hello there."}],
+        [{"type": "text", "text": summary}]
+    ]});
+    std::fs::write(&script, turns.to_string()).unwrap();
+    let mut rpc = Rpc::start(dir.path(), &script);
+
+    rpc.send(json!({"id": "c0", "type": "compact"}));
+    let (refused, events) = rpc.until(|line| line["type"] == "response");
+    assert_eq!(
+        refused,
+        failure("c0", "compact", "Nothing to compact (session too small)")
+    );
+    assert_eq!(
+        events,
+        [
+            json!({"type": "compaction_start", "reason": "manual"}),
+            json!({"type": "compaction_end", "reason": "manual", "aborted": false, "willRetry": false,
+                   "errorMessage": "Compaction failed: Nothing to compact (session too small)"}),
+        ]
+    );
+    assert_eq!(
+        rpc.call(json!({"id": "a", "type": "set_auto_compaction", "enabled": false})),
+        response("a", "set_auto_compaction", None)
+    );
+    let state = rpc.call(json!({"id": "s", "type": "get_state"}));
+    assert_eq!(
+        (
+            &state["data"]["autoCompactionEnabled"],
+            &state["data"]["isCompacting"]
+        ),
+        (&json!(false), &json!(false))
+    );
+
+    rpc.send(json!({"id": "p", "type": "prompt", "message": "Hi"}));
+    rpc.until(|line| line["type"] == "agent_settled");
+    rpc.send(json!({"id": "c1", "type": "compact", "customInstructions": "the greeting"}));
+    let (done, events) = rpc.until(|line| line["type"] == "response");
+    assert_eq!(done["success"], true, "{done}");
+    let result = &done["data"];
+    assert_eq!(result["summary"], summary);
+    assert_eq!(
+        result["details"],
+        json!({"readFiles": [], "modifiedFiles": []})
+    );
+    assert!(result["tokensBefore"].as_u64().unwrap() > 0);
+    assert_eq!(result["firstKeptEntryId"].as_str().unwrap().len(), 8);
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["compaction_start", "compaction_end"]);
+    assert_eq!(events[1]["result"], *result);
+    let messages = rpc.call(json!({"id": "m", "type": "get_messages"}));
+    let roles: Vec<&str> = messages["data"]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["compactionSummary", "user", "assistant"]);
 }
 
 #[test]

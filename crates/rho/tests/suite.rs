@@ -3,7 +3,9 @@
 
 mod cli_auth;
 mod cli_budget;
+mod cli_compaction;
 mod cli_flags;
+mod cli_gate;
 mod cli_input;
 mod cli_json;
 mod cli_providers;
@@ -15,6 +17,8 @@ mod cli_workspace;
 mod export_html;
 mod rpc_pi_client;
 mod rpc_protocol;
+mod rpc_sessions;
+mod rpc_sessions_more;
 mod session_crash;
 mod session_pi_compat;
 mod verify;

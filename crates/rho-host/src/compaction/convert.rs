@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use rho_agent::{AgentMessage, CustomMessage};
+use rho_agent::{AgentMessage, ContextHooks, CustomMessage, HookError};
 use rho_ai::{ContentBlock, Message, UserContent, UserMessage};
 use serde_json::{Map, Value};
 
@@ -109,4 +109,15 @@ pub fn bash_execution_text(fields: &Map<String, Value>) -> String {
         text.push_str(&format!("\n\n[Output truncated. Full output: {path}]"));
     }
     text
+}
+
+/// The session's default `convertToLlm`: Pi's, so a compaction summary, a branch summary or
+/// a user's `bashExecution` reaches the model as the user text Pi sends.
+pub struct CodingAgentMessages;
+
+#[async_trait::async_trait]
+impl ContextHooks for CodingAgentMessages {
+    fn convert_to_llm(&self, messages: &[AgentMessage]) -> Result<Vec<Message>, HookError> {
+        Ok(convert_to_llm(messages))
+    }
 }

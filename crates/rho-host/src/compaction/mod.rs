@@ -33,7 +33,8 @@ pub mod summarize;
 pub mod trigger;
 
 pub use convert::{
-    COMPACTION_SUMMARY_ROLE, compaction_summary_message, compaction_summary_text, convert_to_llm,
+    COMPACTION_SUMMARY_ROLE, CodingAgentMessages, compaction_summary_message,
+    compaction_summary_text, convert_to_llm,
 };
 pub use cut::{CutPoint, PathEntry, PathEntryKind, find_cut_point};
 pub use estimate::{

@@ -50,6 +50,9 @@ pub enum CompactionError {
     /// The cancellation token fired (Pi's text: `Compaction cancelled`).
     #[error("Compaction cancelled")]
     Aborted,
+    /// The session file could not record the compaction (a full disk, a removed directory).
+    #[error("Could not record the compaction: {0}")]
+    Record(String),
     /// A summarisation call failed: `Summarization failed: <msg>` or
     /// `Turn prefix summarization failed: <msg>`.
     #[error("{message}")]

@@ -3,14 +3,17 @@
 use std::cmp::Ordering;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use icu_collator::options::CollatorOptions;
 use icu_collator::{Collator, CollatorBorrowed};
 use rho_agent::{AgentTool, ToolError, ToolOutput, ToolUpdates};
+use rho_gate::GatePolicy;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::grep::guard::GuardedDir;
 use super::grep::output::{finish, js_number, number_arg};
 use super::path::resolve_to_cwd;
 
@@ -30,6 +33,7 @@ const ABORTED: &str = "Operation aborted";
 pub struct LsTool {
     cwd: PathBuf,
     schema: Value,
+    gate: Option<Arc<GatePolicy>>,
 }
 
 impl LsTool {
@@ -45,7 +49,14 @@ impl LsTool {
         LsTool {
             cwd: cwd.into(),
             schema,
+            gate: None,
         }
+    }
+
+    /// Opens the directory through `gate` (the re-check at open time, see `grep::guard`).
+    pub fn with_gate(mut self, gate: impl Into<Option<Arc<GatePolicy>>>) -> Self {
+        self.gate = gate.into();
+        self
     }
 
     /// Runs one call: what [`AgentTool::execute`] does, without needing a [`ToolUpdates`].
@@ -65,7 +76,8 @@ impl LsTool {
             .filter(|p| !p.is_empty());
         let dir = resolve_to_cwd(path.unwrap_or("."), &self.cwd);
         let limit = number_arg(args, "limit").unwrap_or(DEFAULT_LIMIT);
-        let listing = tokio::task::spawn_blocking(move || list_dir(&dir, limit));
+        let gate = self.gate.clone();
+        let listing = tokio::task::spawn_blocking(move || list_dir(&dir, limit, gate.as_deref()));
         tokio::select! {
             biased;
             () = cancel.cancelled() => Err(ToolError::new(ABORTED)),
@@ -99,8 +111,9 @@ impl AgentTool for LsTool {
     }
 }
 
-/// Reads, sorts and formats one directory.
-fn list_dir(dir: &Path, limit: f64) -> Result<ToolOutput, ToolError> {
+/// Reads, sorts and formats one directory; with a gate, the directory read is the one the gate
+/// verified (through its fd), not whatever the path names by then.
+fn list_dir(dir: &Path, limit: f64, gate: Option<&GatePolicy>) -> Result<ToolOutput, ToolError> {
     let shown = dir.display();
     // Like Node's `existsSync` + `statSync`, both following symlinks.
     let meta =
@@ -108,7 +121,13 @@ fn list_dir(dir: &Path, limit: f64) -> Result<ToolOutput, ToolError> {
     if !meta.is_dir() {
         return Err(ToolError::new(format!("Not a directory: {shown}")));
     }
-    let reader = std::fs::read_dir(dir).map_err(|e| scandir_error(&e, dir))?;
+    let guarded = gate
+        .map(|gate| GuardedDir::open(gate, NAME, dir, |e| scandir_error(&e, dir)))
+        .transpose()?;
+    let opened = guarded
+        .as_ref()
+        .map_or_else(|| dir.to_path_buf(), GuardedDir::fd_path);
+    let reader = std::fs::read_dir(&opened).map_err(|e| scandir_error(&e, dir))?;
     let mut names: Vec<String> = Vec::new();
     for entry in reader {
         let entry = entry.map_err(|e| scandir_error(&e, dir))?;
@@ -124,7 +143,7 @@ fn list_dir(dir: &Path, limit: f64) -> Result<ToolOutput, ToolError> {
             break;
         }
         // Entries that cannot be stat'ed (e.g. dangling symlinks) are skipped, as in Pi.
-        let Ok(meta) = std::fs::metadata(dir.join(&name)) else {
+        let Ok(meta) = std::fs::metadata(opened.join(&name)) else {
             continue;
         };
         let suffix = if meta.is_dir() { "/" } else { "" };

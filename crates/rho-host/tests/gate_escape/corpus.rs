@@ -183,5 +183,61 @@ pub fn file_cases(w: &World) -> Vec<(&'static str, Value, Expect)> {
             json!({"path": ".env", "edits": [{"oldText": "SECRET", "newText": "x"}]}),
             Refused(secret),
         ),
+        (
+            "edit",
+            json!({"path": "chain1", "edits": [{"oldText": "OUTSIDE", "newText": "x"}]}),
+            Refused(outside_dirs),
+        ),
+        (
+            "write",
+            json!({"path": "loop_a", "content": "x"}),
+            Refused("too many symbolic links"),
+        ),
+        (
+            "ls",
+            json!({"path": "loop_a"}),
+            Refused("too many symbolic links"),
+        ),
+        (
+            "ls",
+            json!({"path": format!("/proc/self/root{out}")}),
+            Refused(outside_dirs),
+        ),
+        ("ls", json!({"path": "\u{FF0E}\u{FF0E}"}), Contained),
+        ("ls", json!({"path": "sub\u{0}/../.."}), Refused("NUL byte")),
+        (
+            "find",
+            json!({"pattern": "*", "path": "link_dir"}),
+            Refused(outside_dirs),
+        ),
+        (
+            "find",
+            json!({"pattern": "*", "path": "/proc/self/cwd"}),
+            Refused(outside_dirs),
+        ),
+        (
+            "find",
+            json!({"pattern": "*", "path": "a/".repeat(3000)}),
+            Refused("longer than 4096 bytes"),
+        ),
+        // The walk never follows `link_dir` out of the project.
+        ("find", json!({"pattern": "secret.txt"}), Contained),
+        (
+            "grep",
+            json!({"pattern": "OUTSIDE", "path": "chain1"}),
+            Refused(outside_dirs),
+        ),
+        (
+            "grep",
+            json!({"pattern": "OUTSIDE", "path": "link_file"}),
+            Refused(outside_dirs),
+        ),
+        (
+            "grep",
+            json!({"pattern": "OUTSIDE", "path": "..\u{2215}outside"}),
+            Contained,
+        ),
+        // Neither `link_file` nor `link_dir` is followed by the walk, so nothing outside is read.
+        ("grep", json!({"pattern": "OUTSIDE"}), Contained),
     ]
 }

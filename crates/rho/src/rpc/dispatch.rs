@@ -4,12 +4,12 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use rho_ai::ImageContent;
 use rho_host::session::SESSION_BUSY;
 use rho_models::supported_thinking_levels;
 use serde_json::{Value, json};
 
-use super::host::{Host, model_json};
+use super::host::{Host, lock};
+use super::models::model_json;
 use super::protocol::{Command, Request, Response, StreamingBehavior};
 use super::stats::{last_assistant_text, session_stats};
 use super::user_bash::{self, BashCancel};
@@ -21,29 +21,12 @@ pub fn dispatch(host: &Arc<Host>, request: Request) {
     }
 }
 
-fn not_supported(id: Option<Value>, kind: &str, what: &str) -> Option<Response> {
-    Some(Response::failure(
-        id,
-        kind,
-        format!("{kind} is not supported yet: {what}"),
-    ))
-}
-
-const NO_SESSION_FILES: &str = "this version of rho keeps sessions in memory only";
-const NO_COMPACTION: &str = "this version of rho does not compact context";
-
-fn images_unsupported(id: Option<Value>, kind: &str, images: &[ImageContent]) -> Option<Response> {
-    (!images.is_empty()).then(|| {
-        Response::failure(
-            id,
-            kind,
-            format!("{kind} with images is not supported yet: send the text alone"),
-        )
-    })
-}
-
 fn handle(host: &Arc<Host>, request: Request) -> Option<Response> {
     let Request { id, kind, command } = request;
+    let command = match super::session_commands::handle(host, id.clone(), &kind, command) {
+        Ok(response) => return response,
+        Err(command) => command,
+    };
     let current = host.current();
     let session = current.session.clone();
     let agent = session.agent().clone();
@@ -53,21 +36,23 @@ fn handle(host: &Arc<Host>, request: Request) -> Option<Response> {
             images,
             streaming_behavior,
         } => {
-            if let Some(refusal) = images_unsupported(id.clone(), &kind, &images) {
-                return Some(refusal);
-            }
-            if current.busy.load(Ordering::SeqCst) {
+            // A compaction holds the session like a run: the prompt is queued or refused.
+            if current.busy.load(Ordering::SeqCst) || session.is_compacting() {
                 return Some(match streaming_behavior {
                     Some(StreamingBehavior::Steer) => {
-                        session.steer(&message);
+                        session.steer_with_images(&message, images);
                         Response::ok(id, &kind)
                     }
                     Some(StreamingBehavior::FollowUp) => {
-                        session.follow_up(&message);
+                        session.follow_up_with_images(&message, images);
                         Response::ok(id, &kind)
                     }
                     None => Response::failure(id, &kind, SESSION_BUSY),
                 });
+            }
+            // A new session's file is written when its first prompt is accepted.
+            if let Err(error) = host.materialise(&current) {
+                return Some(Response::failure(id, &kind, error.to_string()));
             }
             current.busy.store(true, Ordering::SeqCst);
             host.flush_pending_bash();
@@ -76,7 +61,7 @@ fn handle(host: &Arc<Host>, request: Request) -> Option<Response> {
             let host = host.clone();
             tokio::spawn(async move {
                 // A failure after acceptance shows as events only, never as a second response.
-                let _ = session.prompt(&message).await;
+                let _ = session.prompt_with_images(&message, images).await;
                 current.busy.store(false, Ordering::SeqCst);
                 if current.is_live(&host) {
                     host.flush_pending_bash();
@@ -85,13 +70,10 @@ fn handle(host: &Arc<Host>, request: Request) -> Option<Response> {
             None
         }
         Command::Steer { message, images } | Command::FollowUp { message, images } => {
-            if let Some(refusal) = images_unsupported(id.clone(), &kind, &images) {
-                return Some(refusal);
-            }
             if kind == "steer" {
-                session.steer(&message);
+                session.steer_with_images(&message, images);
             } else {
-                session.follow_up(&message);
+                session.follow_up_with_images(&message, images);
             }
             Some(Response::ok(id, &kind))
         }
@@ -103,32 +85,36 @@ fn handle(host: &Arc<Host>, request: Request) -> Option<Response> {
             });
             None
         }
-        Command::NewSession => {
-            let host = host.clone();
-            tokio::spawn(async move {
-                session.abort().await;
-                host.new_session();
-                host.output
-                    .write(&Response::data(id, &kind, json!({"cancelled": false})).to_json());
-            });
-            None
-        }
         Command::GetState => {
             let entry = host.current_entry();
-            let data = agent.with_state(|s| {
+            let (file, name) = {
+                let backing = lock(&current.backing);
+                (backing.path(), backing.name())
+            };
+            let mut data = agent.with_state(|s| {
                 json!({
                     "model": model_json(&entry),
                     "thinkingLevel": s.thinking_level,
                     "isStreaming": s.is_streaming,
-                    "isCompacting": false,
+                    "isCompacting": session.is_compacting(),
                     "steeringMode": agent.steering_mode(),
                     "followUpMode": agent.follow_up_mode(),
+                    "sessionFile": file.map(|f| f.to_string_lossy().into_owned()),
                     "sessionId": current.id,
-                    "autoCompactionEnabled": false,
+                    "sessionName": name,
+                    "autoCompactionEnabled": session.auto_compaction_enabled(),
                     "messageCount": s.messages.len(),
                     "pendingMessageCount": current.queued.load(Ordering::SeqCst),
                 })
             });
+            // Pi leaves out what is `undefined`: no file, no name.
+            if let Value::Object(fields) = &mut data {
+                for key in ["sessionFile", "sessionName"] {
+                    if fields.get(key).is_some_and(Value::is_null) {
+                        fields.shift_remove(key);
+                    }
+                }
+            }
             Some(Response::data(id, &kind, data))
         }
         Command::GetMessages => {
@@ -187,7 +173,26 @@ fn handle(host: &Arc<Host>, request: Request) -> Option<Response> {
             agent.set_follow_up_mode(mode);
             Some(Response::ok(id, &kind))
         }
-        Command::Compact | Command::SetAutoCompaction => not_supported(id, &kind, NO_COMPACTION),
+        Command::Compact {
+            custom_instructions,
+        } => {
+            let host = host.clone();
+            tokio::spawn(async move {
+                let response = match session.compact(custom_instructions.as_deref()).await {
+                    Ok(result) => match serde_json::to_value(&result) {
+                        Ok(data) => Response::data(id, &kind, data),
+                        Err(error) => Response::failure(id, &kind, error.to_string()),
+                    },
+                    Err(error) => Response::failure(id, &kind, error.to_string()),
+                };
+                host.output.write(&response.to_json());
+            });
+            None
+        }
+        Command::SetAutoCompaction { enabled } => {
+            session.set_auto_compaction(enabled);
+            Some(Response::ok(id, &kind))
+        }
         Command::SetAutoRetry { enabled } => Some(match host.set_auto_retry(enabled) {
             Ok(()) => Response::ok(id, &kind),
             Err(error) => Response::failure(id, &kind, error),
@@ -240,12 +245,14 @@ fn handle(host: &Arc<Host>, request: Request) -> Option<Response> {
             };
             Some(Response::data(id, &kind, data))
         }
-        Command::ExportHtml
-        | Command::SwitchSession
-        | Command::Fork
+        // Answered by `session_commands`.
+        Command::NewSession { .. }
+        | Command::ExportHtml { .. }
+        | Command::SwitchSession { .. }
+        | Command::Fork { .. }
         | Command::Clone
         | Command::GetForkMessages
-        | Command::SetSessionName => not_supported(id, &kind, NO_SESSION_FILES),
+        | Command::SetSessionName { .. } => None,
         Command::GetCommands => Some(Response::data(id, &kind, json!({"commands": []}))),
     }
 }

@@ -1,20 +1,25 @@
-//! The state behind the RPC commands: the current session (replaced by `new_session` and
-//! `set_auto_retry`), its model and thinking level, the user shell, and the output gate.
+//! The state behind the RPC commands: the current session (replaced by the session commands
+//! and `set_auto_retry`), its session file, model and thinking level, the user shell, and the
+//! output gate.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use rho_agent::{AgentMessage, AgentOptions, AgentTool, QueueMode, ToolHooks};
-use rho_ai::{Model, Provider, ThinkingLevel};
+use rho_agent::{AgentMessage, AgentTool, QueueMode, ToolHooks};
+use rho_ai::{Model, ThinkingLevel};
+use rho_host::compaction::CompactionPolicy;
 use rho_host::prompt::PromptResources;
-use rho_host::{AgentSession, Budget, RetryPolicy, SessionEvent, SessionNotice};
+use rho_host::{AgentSession, Budget, RetryPolicy};
 use rho_models::{DEFAULT_THINKING_LEVEL, ModelEntry, clamp_thinking_level};
+use rho_session::SessionError;
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
+use super::backing::Backing;
+use super::build::{Seed, Shared, Target, build};
 use super::models::{ModelCatalog, ModelSwitchError, RoutedProvider};
-use super::user_bash::{BashCancel, UserBashContext};
+use super::user_bash::BashCancel;
 use crate::output::write_json_line;
 
 /// Writes responses and events; after `close` nothing more is written (Pi unsubscribes from the
@@ -43,13 +48,18 @@ impl Output {
 pub struct Current {
     /// The session.
     pub session: AgentSession,
-    /// Its id (`sessionId`).
+    /// Its id (`sessionId`): the session file's header id.
     pub id: String,
     /// Whether a prompt was accepted and has not settled yet.
     pub busy: Arc<AtomicBool>,
     /// Pending steering plus follow-up messages, from the last `queue_update`.
     pub queued: Arc<AtomicUsize>,
-    epoch: u64,
+    /// Its session file.
+    pub backing: Arc<Mutex<Backing>>,
+    /// Opens the first output listener; closed when a pending file is written, because the
+    /// file's writer must be subscribed before the listener that prints.
+    pub output_gate: Arc<AtomicBool>,
+    pub(super) epoch: u64,
 }
 
 /// What every session of this process is built from.
@@ -68,6 +78,8 @@ pub struct HostConfig {
     pub budget: Budget,
     /// The auto-retry policy.
     pub retry: RetryPolicy,
+    /// The `compaction` settings (auto-compaction is then switched per session).
+    pub compaction: CompactionPolicy,
     /// The models a client may switch to.
     pub catalog: ModelCatalog,
     /// The first session's steering mode (settings `steeringMode`).
@@ -78,39 +90,42 @@ pub struct HostConfig {
 
 /// The RPC host.
 pub struct Host {
-    config: HostConfig,
-    router: Arc<RoutedProvider>,
+    pub(super) config: HostConfig,
+    pub(super) router: Arc<RoutedProvider>,
     /// The writer of stdout.
     pub output: Arc<Output>,
-    current: Mutex<Current>,
-    epoch: Arc<AtomicU64>,
-    retry: Mutex<RetryPolicy>,
+    pub(super) current: Mutex<Current>,
+    pub(super) epoch: Arc<AtomicU64>,
+    pub(super) retry: Mutex<RetryPolicy>,
+    /// Where `new_session` puts its file; `None` keeps sessions in memory.
+    pub(super) session_dir: Mutex<Option<PathBuf>>,
     /// `bashExecution` messages recorded while a prompt ran, added when it settles.
-    pending_bash: Mutex<Vec<AgentMessage>>,
+    pub(super) pending_bash: Mutex<Vec<AgentMessage>>,
     /// The running user shell command.
     pub bash_cancel: Mutex<Option<BashCancel>>,
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The agent state a replacement session starts from.
-struct Seed {
-    model: Model,
-    thinking: ThinkingLevel,
-    steering: QueueMode,
-    follow_up: QueueMode,
-    messages: Vec<AgentMessage>,
+/// Reports a session file write that failed: the run goes on, the client's stdout stays
+/// protocol only.
+pub(super) fn report_unsaved(result: Result<(), SessionError>) {
+    if let Err(error) = result {
+        eprintln!("Error: the session was not fully saved: {error}");
+    }
 }
 
 impl Host {
-    /// A host whose first session uses `model` (routed through `route`) at `thinking`.
+    /// A host whose first session uses `model` (routed through `route`) at `thinking`, keeps
+    /// no file and puts new sessions in `session_dir`.
     pub fn new(
         config: HostConfig,
         model: Model,
         route: super::models::Route,
         thinking: ThinkingLevel,
+        session_dir: Option<PathBuf>,
     ) -> Arc<Self> {
         let router = Arc::new(RoutedProvider::new(&model, route));
         let output = Arc::new(Output::default());
@@ -121,9 +136,16 @@ impl Host {
             steering: config.steering_mode,
             follow_up: config.follow_up_mode,
             messages: Vec::new(),
+            auto_compaction: config.compaction.enabled,
         };
         let retry = config.retry;
-        let first = build(&config, &router, &output, &epoch, retry, seed);
+        let shared = Shared {
+            config: &config,
+            router: &router,
+            output: &output,
+            epoch: &epoch,
+        };
+        let first = build(&shared, retry, seed, Target::Memory { name: None });
         Arc::new(Host {
             config,
             router,
@@ -131,9 +153,19 @@ impl Host {
             current: Mutex::new(first),
             epoch,
             retry: Mutex::new(retry),
+            session_dir: Mutex::new(session_dir),
             pending_bash: Mutex::new(Vec::new()),
             bash_cancel: Mutex::new(None),
         })
+    }
+
+    pub(super) fn shared(&self) -> Shared<'_> {
+        Shared {
+            config: &self.config,
+            router: &self.router,
+            output: &self.output,
+            epoch: &self.epoch,
+        }
     }
 
     /// The working directory.
@@ -151,15 +183,9 @@ impl Host {
         lock(&self.current).clone()
     }
 
-    /// Replaces the session by a fresh one (new id, empty transcript), keeping model, thinking
-    /// level and queue modes. The caller aborts the old session's run first.
-    pub fn new_session(&self) {
-        lock(&self.pending_bash).clear();
-        self.replace(false);
-    }
-
-    /// Rebuilds the session with auto-retry on or off, keeping the transcript; refused while a
-    /// prompt runs, because the running prompt's retry policy cannot change under it.
+    /// Rebuilds the session with auto-retry on or off, keeping the transcript and the session
+    /// file; refused while a prompt runs, because the running prompt's retry policy cannot
+    /// change under it.
     pub fn set_auto_retry(&self, enabled: bool) -> Result<(), String> {
         if self.current().busy.load(Ordering::SeqCst) {
             return Err(
@@ -167,14 +193,24 @@ impl Host {
             );
         }
         lock(&self.retry).enabled = enabled;
-        self.replace(true);
+        let mut current = lock(&self.current);
+        let seed = self.seed_of(&current, true);
+        let target = match &mut *lock(&current.backing) {
+            Backing::Memory { name } => Target::Memory { name: name.clone() },
+            Backing::Pending(pending) => Target::Pending((**pending).clone()),
+            Backing::Open(persistence) => match persistence.detach() {
+                Some(file) => Target::Open(file),
+                None => Target::Memory { name: None },
+            },
+        };
+        *current = build(&self.shared(), *lock(&self.retry), seed, target);
         Ok(())
     }
 
-    fn replace(&self, keep_messages: bool) {
-        let mut current = lock(&self.current);
+    /// The agent state of `current`, to start a replacement from.
+    pub(super) fn seed_of(&self, current: &Current, keep_messages: bool) -> Seed {
         let agent = current.session.agent();
-        let seed = agent.with_state(|s| Seed {
+        agent.with_state(|s| Seed {
             model: s.model.clone(),
             thinking: s.thinking_level,
             steering: agent.steering_mode(),
@@ -184,27 +220,18 @@ impl Host {
             } else {
                 Vec::new()
             },
-        });
-        let mut next = build(
-            &self.config,
-            &self.router,
-            &self.output,
-            &self.epoch,
-            *lock(&self.retry),
-            seed,
-        );
-        if keep_messages {
-            next.id = current.id.clone();
-        }
-        *current = next;
+            auto_compaction: current.session.auto_compaction_enabled(),
+        })
     }
 
-    /// Records a `bashExecution` message: now when idle, else after the running prompt.
+    /// Records a `bashExecution` message: now when idle, else after the running prompt (Pi
+    /// keeps tool calls and their results together).
     pub fn record_bash(&self, message: AgentMessage) {
         let current = self.current();
         if current.busy.load(Ordering::SeqCst) {
             lock(&self.pending_bash).push(message);
         } else {
+            report_unsaved(lock(&current.backing).append_message(&message));
             current
                 .session
                 .agent()
@@ -215,12 +242,20 @@ impl Host {
     /// Adds the messages held back while a prompt ran.
     pub fn flush_pending_bash(&self) {
         let pending: Vec<AgentMessage> = std::mem::take(&mut *lock(&self.pending_bash));
-        if !pending.is_empty() {
-            self.current()
-                .session
-                .agent()
-                .update_state(|s| s.messages.extend(pending));
+        if pending.is_empty() {
+            return;
         }
+        let current = self.current();
+        {
+            let backing = lock(&current.backing);
+            for message in &pending {
+                report_unsaved(backing.append_message(message));
+            }
+        }
+        current
+            .session
+            .agent()
+            .update_state(|s| s.messages.extend(pending));
     }
 
     /// The catalog entry of the current model.
@@ -259,8 +294,8 @@ impl Host {
 
     fn switch_to(&self, entry: &ModelEntry, route: super::models::Route) {
         self.router.add_route(&entry.model, route);
-        let agent_session = self.current().session;
-        let agent = agent_session.agent();
+        let current = self.current();
+        let agent = current.session.agent();
         // A model without reasoning keeps no level of its own: the next one starts at the default.
         let previous_reasons = self.current_entry().model.reasoning;
         let level = agent.with_state(|s| s.thinking_level);
@@ -270,106 +305,29 @@ impl Host {
             DEFAULT_THINKING_LEVEL
         };
         agent.update_state(|s| s.model = entry.model.clone());
+        if let Some(persistence) = lock(&current.backing).persistence() {
+            report_unsaved(persistence.record_model_change(&entry.model.provider, &entry.model.id));
+        }
         self.set_thinking_level(wanted);
     }
 
-    /// Sets the level, clamped to the model; says `thinking_level_changed` when it changed.
+    /// Sets the level, clamped to the model; when it changed, records it and says
+    /// `thinking_level_changed`.
     pub fn set_thinking_level(&self, level: ThinkingLevel) {
         let entry = self.current_entry();
         let effective = clamp_thinking_level(&entry, level);
-        let agent_session = self.current().session;
-        let previous = agent_session
+        let current = self.current();
+        let previous = current
+            .session
             .agent()
             .update_state(|s| std::mem::replace(&mut s.thinking_level, effective));
         if previous != effective {
+            if let Some(persistence) = lock(&current.backing).persistence() {
+                report_unsaved(persistence.record_thinking_level(effective));
+            }
             self.output
                 .write(&json!({"type": "thinking_level_changed", "level": effective}));
         }
-    }
-}
-
-/// A model as the protocol shows it: the catalog object, with its `thinkingLevelMap` after
-/// `reasoning` when it has one.
-pub fn model_json(entry: &ModelEntry) -> Value {
-    let Ok(Value::Object(mut model)) = serde_json::to_value(&entry.model) else {
-        return Value::Null;
-    };
-    // JavaScript prints a whole number without a fraction: `0`, not `0.0`.
-    if let Some(Value::Object(cost)) = model.get_mut("cost") {
-        for value in cost.values_mut() {
-            if let Some(number) = value
-                .as_f64()
-                .filter(|n| n.fract() == 0.0 && n.abs() < 9.0e15)
-            {
-                *value = Value::from(number as i64);
-            }
-        }
-    }
-    let Some(map) = &entry.thinking_level_map else {
-        return Value::Object(model);
-    };
-    let mut out = Map::new();
-    for (key, value) in model {
-        let after = key == "reasoning";
-        out.insert(key, value);
-        if after {
-            out.insert("thinkingLevelMap".into(), map.to_json());
-        }
-    }
-    Value::Object(out)
-}
-
-fn build(
-    config: &HostConfig,
-    router: &Arc<RoutedProvider>,
-    output: &Arc<Output>,
-    epoch: &Arc<AtomicU64>,
-    retry: RetryPolicy,
-    seed: Seed,
-) -> Current {
-    let id = uuid::Uuid::now_v7().to_string();
-    let provider: Arc<dyn Provider> = router.clone();
-    let mut options = AgentOptions::new(provider, seed.model);
-    options.tools = config.tools.clone();
-    options.tool_hooks = Some(config.gate.clone());
-    options.system_prompt = Some(config.system_prompt.clone());
-    options.context_hooks = Some(Arc::new(UserBashContext));
-    options.session_id = Some(id.clone());
-    options.steering_mode = seed.steering;
-    options.follow_up_mode = seed.follow_up;
-    let session = AgentSession::builder(options)
-        .budget(config.budget)
-        .retry(retry)
-        .prompt_resources(config.resources.clone())
-        .build();
-    session.agent().update_state(|s| {
-        s.thinking_level = seed.thinking;
-        s.messages = seed.messages;
-    });
-    let mine = epoch.fetch_add(1, Ordering::SeqCst) + 1;
-    let queued = Arc::new(AtomicUsize::new(0));
-    let listener_output = output.clone();
-    let listener_epoch = epoch.clone();
-    let listener_queued = queued.clone();
-    session.subscribe(move |event| {
-        if let SessionEvent::Session(SessionNotice::QueueUpdate {
-            steering,
-            follow_up,
-        }) = event
-        {
-            listener_queued.store(steering.len() + follow_up.len(), Ordering::SeqCst);
-        }
-        // A replaced session's late events (the end of an aborted run) are not the client's.
-        if listener_epoch.load(Ordering::SeqCst) == mine {
-            listener_output.write(event);
-        }
-    });
-    Current {
-        session,
-        id,
-        busy: Arc::new(AtomicBool::new(false)),
-        queued,
-        epoch: mine,
     }
 }
 

@@ -3,24 +3,37 @@
 //! session events are written as they happen, the same JSON as `--mode json`. Every line on
 //! stdout is written whole, under the stdout lock.
 //!
-//! Sessions on disk and compaction do not exist yet: their commands parse, and answer with a
-//! clear "not supported yet" error.
+//! Sessions are persisted as in `-p` mode (pi-reference §8): the session flags choose the file,
+//! a new session's file is written when its first prompt is accepted, and the session commands
+//! (`new_session`, `switch_session`, `fork`, `clone`, `get_fork_messages`, `set_session_name`,
+//! `export_html`) move between files. `compact` summarises the older part of the session on
+//! request; threshold and overflow compaction run on their own unless `set_auto_compaction`
+//! turns them off.
 
+mod backing;
+mod build;
 mod dispatch;
 mod host;
 mod models;
 mod protocol;
+mod session_commands;
+mod sessions;
 mod setup;
 mod stats;
 mod user_bash;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
+use self::backing::PendingFile;
+use self::build::Target;
 use self::host::{Host, HostConfig};
+use self::sessions::Restore;
 use crate::cli::Cli;
+use crate::session_choice::{SessionTarget, choose_session, restored_thinking};
 
 /// Exit codes of the signals RPC mode ends on (pi-reference §7.7).
 const SIGTERM_EXIT: u8 = 143;
@@ -32,7 +45,13 @@ pub async fn run(cli: &Cli) -> anyhow::Result<u8> {
     if !cli.messages.is_empty() {
         bail!("--mode rpc takes no messages: send prompts as commands on stdin");
     }
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    if cli.resume {
+        bail!("--resume lists sessions for a person; in --mode rpc pass --session or --continue");
+    }
+    let launch_cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let home = rho_models::rho_home(&rho_models::ProcessEnvironment);
+    let chosen = choose_session(cli, &launch_cwd, home.as_deref())?;
+    let (target, session_dir, restore, cwd) = start_target(cli, chosen, &launch_cwd);
     let settings = crate::setup::settings(&cwd)?;
     let first = setup::choose_model(cli, &settings)?;
     let workspace = crate::setup::workspace(cli, &settings, &cwd)?;
@@ -44,11 +63,19 @@ pub async fn run(cli: &Cli) -> anyhow::Result<u8> {
         cwd,
         budget: crate::setup::budget(cli, &settings)?,
         retry: crate::setup::retry_policy(&settings)?,
+        compaction: rho_host::compaction::CompactionPolicy::from_settings(&settings.compaction),
         catalog: first.catalog,
         steering_mode: settings.steering_mode.unwrap_or_default(),
         follow_up_mode: settings.follow_up_mode.unwrap_or_default(),
     };
-    let host = Host::new(config, first.entry.model, first.route, first.thinking);
+    let host = Host::new(
+        config,
+        first.entry.model,
+        first.route,
+        first.thinking,
+        session_dir,
+    );
+    host.install(target, restore)?;
     let code = tokio::select! {
         () = serve(&host) => 0,
         code = signalled() => code,
@@ -65,7 +92,47 @@ pub async fn run(cli: &Cli) -> anyhow::Result<u8> {
         cancel.cancel();
     }
     host.current().session.abort().await;
+    host.release_file();
     Ok(code)
+}
+
+/// The first session's file, the directory `new_session` writes to, what a resumed file
+/// restores (not what the command line sets) and the working directory (a resumed session's
+/// own, as in `-p` mode).
+fn start_target(
+    cli: &Cli,
+    chosen: SessionTarget,
+    launch_cwd: &std::path::Path,
+) -> (Target, Option<PathBuf>, Restore, PathBuf) {
+    let parent = |path: &std::path::Path| path.parent().map(std::path::Path::to_path_buf);
+    match chosen {
+        SessionTarget::Open(opened) => {
+            let restore = Restore {
+                model: cli.model.as_deref().is_none_or(str::is_empty) && cli.provider.is_none(),
+                thinking: restored_thinking(cli, &opened).is_some(),
+            };
+            let dir = parent(opened.file.path());
+            (Target::Open(opened.file), dir, restore, opened.cwd)
+        }
+        SessionTarget::New { dir } => (
+            Target::Pending(PendingFile::in_dir(&dir, launch_cwd, None)),
+            Some(dir),
+            Restore::ALL,
+            launch_cwd.to_path_buf(),
+        ),
+        SessionTarget::NewAt(path) => (
+            Target::Pending(PendingFile::at(path.clone(), launch_cwd)),
+            parent(&path),
+            Restore::ALL,
+            launch_cwd.to_path_buf(),
+        ),
+        SessionTarget::Ephemeral | SessionTarget::Listed => (
+            Target::Memory { name: None },
+            None,
+            Restore::ALL,
+            launch_cwd.to_path_buf(),
+        ),
+    }
 }
 
 /// Reads stdin, one command per `\n`-terminated line (a trailing `\r` dropped), until it ends.

@@ -228,3 +228,33 @@ impl ModelCatalog {
         }
     }
 }
+/// A model as the protocol shows it: the catalog object, with its `thinkingLevelMap` after
+/// `reasoning` when it has one.
+pub fn model_json(entry: &ModelEntry) -> Value {
+    let Ok(Value::Object(mut model)) = serde_json::to_value(&entry.model) else {
+        return Value::Null;
+    };
+    // JavaScript prints a whole number without a fraction: `0`, not `0.0`.
+    if let Some(Value::Object(cost)) = model.get_mut("cost") {
+        for value in cost.values_mut() {
+            if let Some(number) = value
+                .as_f64()
+                .filter(|n| n.fract() == 0.0 && n.abs() < 9.0e15)
+            {
+                *value = Value::from(number as i64);
+            }
+        }
+    }
+    let Some(map) = &entry.thinking_level_map else {
+        return Value::Object(model);
+    };
+    let mut out = Map::new();
+    for (key, value) in model {
+        let after = key == "reasoning";
+        out.insert(key, value);
+        if after {
+            out.insert("thinkingLevelMap".into(), map.to_json());
+        }
+    }
+    Value::Object(out)
+}

@@ -44,7 +44,10 @@ pub enum Command {
     /// `abort`: cancel the run and wait until the agent is idle.
     Abort,
     /// `new_session`: start over with an empty transcript.
-    NewSession,
+    NewSession {
+        /// The new header's `parentSession`.
+        parent_session: Option<String>,
+    },
     /// `get_state`.
     GetState,
     /// `get_messages`.
@@ -77,10 +80,16 @@ pub enum Command {
         /// The mode.
         mode: QueueMode,
     },
-    /// `compact`.
-    Compact,
+    /// `compact`: summarise the older part of the session now.
+    Compact {
+        /// What the summary should focus on.
+        custom_instructions: Option<String>,
+    },
     /// `set_auto_compaction`.
-    SetAutoCompaction,
+    SetAutoCompaction {
+        /// Whether threshold and overflow compaction run on their own.
+        enabled: bool,
+    },
     /// `set_auto_retry`.
     SetAutoRetry {
         /// Whether failed runs are retried.
@@ -98,11 +107,20 @@ pub enum Command {
     /// `get_session_stats`.
     GetSessionStats,
     /// `export_html`.
-    ExportHtml,
+    ExportHtml {
+        /// Where to write the page (relative to the working directory).
+        output_path: Option<String>,
+    },
     /// `switch_session`.
-    SwitchSession,
+    SwitchSession {
+        /// The session file to continue.
+        session_path: String,
+    },
     /// `fork`.
-    Fork,
+    Fork {
+        /// The user message to fork before.
+        entry_id: String,
+    },
     /// `clone`.
     Clone,
     /// `get_fork_messages`.
@@ -110,7 +128,10 @@ pub enum Command {
     /// `get_last_assistant_text`.
     GetLastAssistantText,
     /// `set_session_name`.
-    SetSessionName,
+    SetSessionName {
+        /// The name, trimmed and not empty.
+        name: String,
+    },
     /// `get_commands`.
     GetCommands,
 }
@@ -197,10 +218,9 @@ impl Fields<'_> {
                 images: self.images()?,
             },
             "abort" => Command::Abort,
-            "new_session" => {
-                self.optional_string("parentSession")?;
-                Command::NewSession
-            }
+            "new_session" => Command::NewSession {
+                parent_session: self.optional_string("parentSession")?,
+            },
             "get_state" => Command::GetState,
             "get_messages" => Command::GetMessages,
             "set_model" => Command::SetModel {
@@ -225,14 +245,12 @@ impl Fields<'_> {
             "set_follow_up_mode" => Command::SetFollowUpMode {
                 mode: self.queue_mode()?,
             },
-            "compact" => {
-                self.optional_string("customInstructions")?;
-                Command::Compact
-            }
-            "set_auto_compaction" => {
-                self.boolean("enabled")?;
-                Command::SetAutoCompaction
-            }
+            "compact" => Command::Compact {
+                custom_instructions: self.optional_string("customInstructions")?,
+            },
+            "set_auto_compaction" => Command::SetAutoCompaction {
+                enabled: self.boolean("enabled")?,
+            },
             "set_auto_retry" => Command::SetAutoRetry {
                 enabled: self.boolean("enabled")?,
             },
@@ -242,27 +260,24 @@ impl Fields<'_> {
             },
             "abort_bash" => Command::AbortBash,
             "get_session_stats" => Command::GetSessionStats,
-            "export_html" => {
-                self.optional_string("outputPath")?;
-                Command::ExportHtml
-            }
-            "switch_session" => {
-                self.string("sessionPath")?;
-                Command::SwitchSession
-            }
-            "fork" => {
-                self.string("entryId")?;
-                Command::Fork
-            }
+            "export_html" => Command::ExportHtml {
+                output_path: self.optional_string("outputPath")?,
+            },
+            "switch_session" => Command::SwitchSession {
+                session_path: self.string("sessionPath")?,
+            },
+            "fork" => Command::Fork {
+                entry_id: self.string("entryId")?,
+            },
             "clone" => Command::Clone,
             "get_fork_messages" => Command::GetForkMessages,
             "get_last_assistant_text" => Command::GetLastAssistantText,
             "set_session_name" => {
-                let name = self.string("name")?;
-                if name.trim().is_empty() {
+                let name = self.string("name")?.trim().to_owned();
+                if name.is_empty() {
                     return Err("Session name cannot be empty".to_owned());
                 }
-                Command::SetSessionName
+                Command::SetSessionName { name }
             }
             "get_commands" => Command::GetCommands,
             _ => return Ok(None),

@@ -6,17 +6,20 @@
 //! when it finishes quickly (it sorts a buffered result set); a slow fd streams in thread order.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use globset::GlobBuilder;
 use regex::bytes::{Regex, RegexBuilder};
 use regex_syntax::hir::{Class, Hir, HirKind};
 use rho_agent::{AgentTool, ToolError, ToolOutput, ToolUpdates};
+use rho_gate::GatePolicy;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 mod walk;
 
+use crate::tools::grep::guard::GuardedDir;
 use crate::tools::grep::output::{finish, js_number, number_arg};
 use crate::tools::path::resolve_to_cwd;
 
@@ -36,6 +39,7 @@ const ABORTED: &str = "Operation aborted";
 pub struct FindTool {
     cwd: PathBuf,
     schema: Value,
+    gate: Option<Arc<GatePolicy>>,
 }
 
 impl FindTool {
@@ -53,7 +57,15 @@ impl FindTool {
         FindTool {
             cwd: cwd.into(),
             schema,
+            gate: None,
         }
+    }
+
+    /// Opens the search root through `gate` and checks it again after the walk (the re-check
+    /// at open time, see `grep::guard`).
+    pub fn with_gate(mut self, gate: impl Into<Option<Arc<GatePolicy>>>) -> Self {
+        self.gate = gate.into();
+        self
     }
 
     /// Runs one call: what [`AgentTool::execute`] does, without needing a [`ToolUpdates`].
@@ -79,7 +91,8 @@ impl FindTool {
         let root = resolve_to_cwd(path.unwrap_or("."), &self.cwd);
         let limit = number_arg(args, "limit").unwrap_or(DEFAULT_LIMIT);
         let cancel = cancel.clone();
-        tokio::task::spawn_blocking(move || run(&root, &pattern, limit, &cancel))
+        let gate = self.gate.clone();
+        tokio::task::spawn_blocking(move || run(&root, &pattern, limit, &cancel, gate.as_deref()))
             .await
             .map_err(|e| ToolError::new(e.to_string()))?
     }
@@ -116,6 +129,7 @@ fn run(
     pattern: &str,
     limit: f64,
     cancel: &CancellationToken,
+    gate: Option<&GatePolicy>,
 ) -> Result<ToolOutput, ToolError> {
     // fd's `--max-results` takes a non-negative integer; 0 means no limit.
     if limit < 0.0 || limit.fract() != 0.0 {
@@ -132,7 +146,19 @@ fn run(
     }
     let matcher = FdMatcher::new(pattern)?;
     let max = (limit > 0.0).then_some(limit as usize);
+    let not_a_dir = |_| {
+        ToolError::new(format!(
+            "[fd error]: Search path '{}' is not a directory.\n[fd error]: No valid search paths given.",
+            root.display()
+        ))
+    };
+    let guarded = gate
+        .map(|gate| GuardedDir::open(gate, NAME, root, not_a_dir))
+        .transpose()?;
     let found = walk::walk(root, &matcher, max, cancel)?;
+    if let (Some(guarded), Some(gate)) = (&guarded, gate) {
+        guarded.recheck(gate, NAME)?;
+    }
     if found.is_empty() {
         return Ok(ToolOutput::text("No files found matching pattern"));
     }

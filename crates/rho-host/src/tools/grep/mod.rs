@@ -5,16 +5,21 @@
 //! in-process ([`search`]) and formats the same way. Matches come in path order (rg's own order
 //! is whatever its threads finish first).
 
+pub(crate) mod guard;
 pub(crate) mod output;
 mod search;
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use rho_agent::{AgentTool, ToolError, ToolOutput, ToolUpdates};
+use rho_gate::GatePolicy;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use self::guard::GuardedDir;
 use self::output::{finish, js_number, number_arg};
 use self::search::{FoundLine, SearchError, SearchRequest};
 use super::path::resolve_to_cwd;
@@ -38,6 +43,7 @@ const ABORTED: &str = "Operation aborted";
 pub struct GrepTool {
     cwd: PathBuf,
     schema: Value,
+    gate: Option<Arc<GatePolicy>>,
 }
 
 impl GrepTool {
@@ -59,7 +65,15 @@ impl GrepTool {
         GrepTool {
             cwd: cwd.into(),
             schema,
+            gate: None,
         }
+    }
+
+    /// Opens the search root and every file read through `gate` (the re-check at open time,
+    /// see `guard`).
+    pub fn with_gate(mut self, gate: impl Into<Option<Arc<GatePolicy>>>) -> Self {
+        self.gate = gate.into();
+        self
     }
 
     /// Runs one call: what [`AgentTool::execute`] does, without needing a [`ToolUpdates`].
@@ -97,6 +111,7 @@ impl GrepTool {
             glob: text_arg("glob").map(str::to_owned),
             // The count is compared with `>=`, so a fractional limit rounds up.
             max_matches: limit.ceil() as usize,
+            gate: self.gate.clone(),
         };
         let cancel = cancel.clone();
         tokio::task::spawn_blocking(move || run(&request, context, limit, &cancel))
@@ -144,10 +159,23 @@ fn run(
             return Err(ToolError::new(format!("Path not found: {root}")));
         }
     };
+    let gate = request.gate.as_deref();
+    // A file root is opened through the gate with every other file the search reads.
+    let guarded = match gate {
+        Some(gate) if is_dir => {
+            let not_found =
+                |_| ToolError::new(format!("Path not found: {}", request.root.display()));
+            Some(GuardedDir::open(gate, NAME, &request.root, not_found)?)
+        }
+        _ => None,
+    };
     let outcome = search::search(request, cancel).map_err(|e| match e {
         SearchError::Aborted => ToolError::new(ABORTED),
         SearchError::Failed(message) => ToolError::new(message),
     })?;
+    if let (Some(guarded), Some(gate)) = (&guarded, gate) {
+        guarded.recheck(gate, NAME)?;
+    }
     if outcome.matches.is_empty() {
         return Ok(ToolOutput::text("No matches found"));
     }
@@ -157,6 +185,7 @@ fn run(
         context,
         lines_truncated: false,
         file_cache: None,
+        gate,
     };
     let mut lines = Vec::new();
     for found in &outcome.matches {
@@ -191,6 +220,8 @@ struct Formatter<'a> {
     lines_truncated: bool,
     /// The last file read for context lines (matches of one file arrive together).
     file_cache: Option<(PathBuf, Vec<String>)>,
+    /// Context lines are re-read from the file, through the gate like the search itself.
+    gate: Option<&'a GatePolicy>,
 }
 
 impl Formatter<'_> {
@@ -265,14 +296,18 @@ impl Formatter<'_> {
     fn load_file(&mut self, path: &Path) {
         let cached = matches!(&self.file_cache, Some((p, _)) if p == path);
         if !cached {
-            let lines = match std::fs::read(path) {
-                Ok(bytes) => String::from_utf8_lossy(&bytes)
+            let mut bytes = Vec::new();
+            let read = guard::open_file(self.gate, NAME, path)
+                .ok()
+                .and_then(|mut file| file.read_to_end(&mut bytes).ok());
+            let lines = match read.map(|_| bytes) {
+                Some(bytes) => String::from_utf8_lossy(&bytes)
                     .replace("\r\n", "\n")
                     .replace('\r', "\n")
                     .split('\n')
                     .map(str::to_owned)
                     .collect(),
-                Err(_) => Vec::new(),
+                None => Vec::new(),
             };
             self.file_cache = Some((path.to_path_buf(), lines));
         }

@@ -6,8 +6,9 @@
 //! the first `limit` matches are always the same ones.
 
 use std::collections::BTreeMap;
-use std::io;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -16,6 +17,7 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
+use rho_gate::GatePolicy;
 use tokio_util::sync::CancellationToken;
 
 /// How often the collector looks at the cancellation token while waiting for results.
@@ -40,6 +42,8 @@ pub(crate) struct SearchRequest {
     pub glob: Option<String>,
     /// Stop after this many matching lines.
     pub max_matches: usize,
+    /// Every file is opened through this gate, if there is one.
+    pub gate: Option<Arc<GatePolicy>>,
 }
 
 /// One matching line.
@@ -98,7 +102,8 @@ pub(crate) fn search(
         for _ in 0..workers {
             let (jobs, results, matcher) = (job_rx.clone(), result_tx.clone(), matcher.clone());
             let cap = request.max_matches;
-            scope.spawn(move || search_files(&matcher, &jobs, &results, cap, stop_ref));
+            let gate = request.gate.as_deref();
+            scope.spawn(move || search_files(&matcher, &jobs, &results, cap, stop_ref, gate));
         }
         drop(result_tx);
         drop(job_rx);
@@ -187,6 +192,7 @@ fn search_files(
     results: &Sender<(usize, FileResult)>,
     cap: usize,
     stop: &AtomicBool,
+    gate: Option<&GatePolicy>,
 ) {
     let mut implicit = searcher(BinaryDetection::quit(b'\0'));
     let mut explicit = searcher(BinaryDetection::convert(b'\0'));
@@ -195,9 +201,9 @@ fn search_files(
             continue;
         }
         let result = if is_explicit {
-            search_file(&mut explicit, matcher, &path, cap, stop, true)
+            search_file(&mut explicit, matcher, &path, cap, stop, true, gate)
         } else {
-            search_file(&mut implicit, matcher, &path, cap, stop, false)
+            search_file(&mut implicit, matcher, &path, cap, stop, false, gate)
         };
         if results.send((index, result)).is_err() {
             return;
@@ -217,6 +223,9 @@ fn searcher(binary: BinaryDetection) -> Searcher {
 ///
 /// A file named explicitly is searched as one slice, as rg does through a memory map for a few
 /// explicit files: binary data is then only detected, never converted into line breaks.
+///
+/// The file is opened through `gate` (if any) and searched through that open file, so what is
+/// searched is what the gate verified.
 fn search_file(
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
@@ -224,16 +233,23 @@ fn search_file(
     cap: usize,
     stop: &AtomicBool,
     whole: bool,
+    gate: Option<&GatePolicy>,
 ) -> FileResult {
+    let mut file = match super::guard::open_file(gate, super::NAME, path) {
+        Ok(file) => file,
+        Err(message) => return FileResult::Error(message),
+    };
     let mut sink = Collect {
         lines: Vec::new(),
         cap,
         stop,
     };
     let searched = if whole {
-        std::fs::read(path).and_then(|bytes| searcher.search_slice(matcher, &bytes, &mut sink))
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .and_then(|_| searcher.search_slice(matcher, &bytes, &mut sink))
     } else {
-        searcher.search_path(matcher, path, &mut sink)
+        searcher.search_file(matcher, &file, &mut sink)
     };
     match searched {
         Ok(()) => FileResult::Matches(path.to_path_buf(), sink.lines),
