@@ -5,6 +5,7 @@ mod argv;
 mod auth;
 mod cli;
 mod export;
+mod local;
 mod model_choice;
 mod model_scope;
 mod output;
@@ -29,6 +30,7 @@ fn main() -> ExitCode {
     match args.next() {
         Some(first) if first == "verify" => return ExitCode::from(verify::main(args)),
         Some(first) if first == "auth" => return ExitCode::from(auth::main(args)),
+        Some(first) if first == "model" => return ExitCode::from(local::main(args)),
         _ => {}
     }
     let cli = match cli::Cli::parse_args(std::env::args_os().skip(1)) {

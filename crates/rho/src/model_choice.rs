@@ -64,6 +64,9 @@ pub fn choose(
     registry: &ModelRegistry,
     mut auth: AuthStore,
 ) -> anyhow::Result<ModelChoice> {
+    if crate::local::is_requested(cli) {
+        return crate::local::choose(cli);
+    }
     let patterns = cli.models.as_ref().or(settings.enabled_models.as_ref());
     let model_given = cli.model.as_deref().is_some_and(|model| !model.is_empty());
     if cli.api_key.is_some() && !model_given && cli.provider.is_none() && cli.models.is_none() {
@@ -84,7 +87,20 @@ pub fn choose(
             let resolved = registry.resolve_cli_model(Some(provider), id)?;
             (resolved.model, resolved.thinking_level)
         }
-        (None, _) => default_or_scoped(settings, patterns, registry, &auth)?,
+        (None, _) => match default_or_scoped(settings, patterns, registry, &auth) {
+            Ok(found) => found,
+            // No provider has a key: the installed local model runs offline, and says so.
+            Err(error) => match crate::local::installed().filter(|_| cli.api_key.is_none()) {
+                Some(local) => {
+                    eprintln!(
+                        "rho: no provider has an API key; using the offline local model {} (small: expect simple answers). Add a key with `rho auth login` for a capable model.",
+                        local.model.id
+                    );
+                    return Ok(local);
+                }
+                None => return Err(error),
+            },
+        },
     };
     let provider_name = entry.model.provider.clone();
     if let Some(key) = &cli.api_key {
@@ -184,6 +200,9 @@ fn default_or_scoped(
     }
     match registry.default_model(auth, provider, id) {
         Some(entry) => Ok((entry.clone(), None)),
-        None => bail!("{}", no_models_available_message().replace('\n', " ")),
+        None => bail!(
+            "{} Or install the offline model: rho model install",
+            no_models_available_message().replace('\n', " ")
+        ),
     }
 }

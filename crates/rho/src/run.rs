@@ -127,7 +127,8 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
         }
     };
     let prompts = resolve_prompts(&cli.messages, piped_stdin, &cwd)?;
-    let workspace = setup::workspace(&cli, &settings, &run_cwd)?;
+    let local = choice.model.provider == crate::local::LOCAL;
+    let workspace = setup::workspace(&cli, &settings, &run_cwd, local)?;
 
     let run_cwd_text = run_cwd.to_string_lossy().into_owned();
     let (file, context) = match target {

@@ -77,9 +77,15 @@ pub struct Workspace {
     pub system_prompt: Arc<str>,
 }
 
-/// Builds the workspace of a session rooted at `cwd`. Bad rules files and a sandbox that cannot
-/// be set up are failures before the model (exit 2).
-pub fn workspace(cli: &Cli, settings: &Settings, cwd: &Path) -> anyhow::Result<Workspace> {
+/// Builds the workspace of a session rooted at `cwd`; a `local` model gets the read-only tools
+/// and a short system prompt unless the flags say otherwise. Bad rules files and a sandbox that
+/// cannot be set up are failures before the model (exit 2).
+pub fn workspace(
+    cli: &Cli,
+    settings: &Settings,
+    cwd: &Path,
+    local: bool,
+) -> anyhow::Result<Workspace> {
     let home = rho_home(&ProcessEnvironment);
     let mode: PermissionMode = cli.permission.or(settings.permission).unwrap_or_default();
     let allow_dirs: Vec<PathBuf> = settings
@@ -104,7 +110,12 @@ pub fn workspace(cli: &Cli, settings: &Settings, cwd: &Path) -> anyhow::Result<W
         policy: policy.clone(),
         sandbox: Some(sandbox),
     };
-    let names = tool_names(cli);
+    let tools_chosen = cli.tools.is_some() || cli.no_tools || cli.no_builtin_tools;
+    let names = if local && !tools_chosen {
+        crate::local::LOCAL_TOOLS.map(str::to_owned).to_vec()
+    } else {
+        tool_names(cli)
+    };
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let tools = create_tools(cwd, &names, Some(&confinement));
 
@@ -130,7 +141,11 @@ pub fn workspace(cli: &Cli, settings: &Settings, cwd: &Path) -> anyhow::Result<W
     }
     let active: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
     let date = chrono::Local::now().format("%Y-%m-%d").to_string();
-    let system_prompt = resources.system_prompt(&active, &date).into();
+    let system_prompt = if local && cli.system_prompt.is_none() {
+        crate::local::system_prompt(&active, cwd, &date).into()
+    } else {
+        resources.system_prompt(&active, &date).into()
+    };
     Ok(Workspace {
         tools,
         gate: Arc::new(Gate::new(policy)),

@@ -8,6 +8,7 @@ mod cli_flags;
 mod cli_gate;
 mod cli_input;
 mod cli_json;
+mod cli_local;
 mod cli_providers;
 mod cli_retry;
 mod cli_sessions;

@@ -54,7 +54,8 @@ pub async fn run(cli: &Cli) -> anyhow::Result<u8> {
     let (target, session_dir, restore, cwd) = start_target(cli, chosen, &launch_cwd);
     let settings = crate::setup::settings(&cwd)?;
     let first = setup::choose_model(cli, &settings)?;
-    let workspace = crate::setup::workspace(cli, &settings, &cwd)?;
+    let local = first.entry.model.provider == crate::local::LOCAL;
+    let workspace = crate::setup::workspace(cli, &settings, &cwd, local)?;
     let config = HostConfig {
         tools: workspace.tools,
         gate: workspace.gate,
