@@ -11,12 +11,25 @@ use rho_ai::{
 use crate::grammar::{TOOL_CALL_CLOSE, TOOL_CALL_OPEN};
 use crate::tool_call::{OutputSplitter, Piece, parse_tool_call};
 
+/// What pushing decoded text led to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pushed {
+    /// Keep generating.
+    More,
+    /// A tool call closed: the turn is over.
+    CallClosed,
+    /// The model repeated a call it already made for this prompt; nothing was emitted for it.
+    Repeated,
+}
+
 /// Builds the message and sends its events; owns the stream's sending side.
 pub(crate) struct Emitter {
     sender: StreamSender,
     partial: PartialMessage,
     model: Model,
     splitter: OutputSplitter,
+    /// Calls this turn may not repeat (see [`Emitter::forbid_calls`]).
+    forbidden: Vec<(String, serde_json::Value)>,
     /// The text block being streamed, if one is open.
     open_text: Option<usize>,
     started: bool,
@@ -30,6 +43,7 @@ impl Emitter {
             partial: PartialMessage::new(template),
             model: model.clone(),
             splitter: OutputSplitter::new(),
+            forbidden: Vec::new(),
             open_text: None,
             started: false,
         }
@@ -62,14 +76,29 @@ impl Emitter {
         }
     }
 
-    /// Streams decoded text; true once a tool call has closed.
-    pub fn push_text(&mut self, text: &str) -> bool {
-        let mut closed_call = false;
+    /// Refuses, from now on, calls equal to one of `calls` (name and arguments): such a call
+    /// is not emitted and [`Pushed::Repeated`] says so.
+    pub fn forbid_calls(&mut self, calls: Vec<(String, serde_json::Value)>) {
+        self.forbidden = calls;
+    }
+
+    /// Streams decoded text.
+    pub fn push_text(&mut self, text: &str) -> Pushed {
         for piece in self.splitter.push(text) {
-            closed_call |= matches!(piece, Piece::Call { closed: true, .. });
+            if let Piece::Call { body, closed: true } = &piece
+                && let Ok(call) = parse_tool_call(body)
+                && self.forbidden.contains(&call)
+            {
+                self.splitter = OutputSplitter::new();
+                return Pushed::Repeated;
+            }
+            let closed = matches!(piece, Piece::Call { closed: true, .. });
             self.piece(piece);
+            if closed {
+                return Pushed::CallClosed;
+            }
         }
-        closed_call
+        Pushed::More
     }
 
     /// Flushes what is held back and closes the open block; the reason the output ended.

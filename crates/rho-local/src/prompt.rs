@@ -43,20 +43,7 @@ pub fn tool_choice_for(context: &Context) -> ToolChoice {
     if matches!(context.messages.last(), Some(Message::User(_))) {
         return ToolChoice::Required;
     }
-    let since_user = context
-        .messages
-        .iter()
-        .rposition(|m| matches!(m, Message::User(_)))
-        .map_or(0, |at| at + 1);
-    let calls: Vec<(&str, &serde_json::Value)> = context.messages[since_user..]
-        .iter()
-        .filter_map(|m| match m {
-            Message::Assistant(a) => Some(a.tool_calls()),
-            _ => None,
-        })
-        .flatten()
-        .map(|call| (call.name.as_str(), &call.arguments))
-        .collect();
+    let calls = calls_since_user(context);
     let repeated = calls
         .iter()
         .enumerate()
@@ -66,6 +53,24 @@ pub fn tool_choice_for(context: &Context) -> ToolChoice {
     } else {
         ToolChoice::Auto
     }
+}
+
+/// The tool calls (name, arguments) made since the last user message: the calls of this prompt.
+pub(crate) fn calls_since_user(context: &Context) -> Vec<(String, serde_json::Value)> {
+    let since_user = context
+        .messages
+        .iter()
+        .rposition(|m| matches!(m, Message::User(_)))
+        .map_or(0, |at| at + 1);
+    context.messages[since_user..]
+        .iter()
+        .filter_map(|m| match m {
+            Message::Assistant(a) => Some(a.tool_calls()),
+            _ => None,
+        })
+        .flatten()
+        .map(|call| (call.name.clone(), call.arguments.clone()))
+        .collect()
 }
 
 /// The turns the template renders for `context`.
@@ -113,10 +118,10 @@ pub fn chat_turns(context: &Context) -> Vec<ChatTurn> {
             Message::ToolResult(result) => turns.push(ChatTurn {
                 role: "user",
                 content: format!(
-                    "The {} tool returned:\n{}\n\nUsing this, answer my request: {}",
+                    "{}\n\nThe {} tool gave:\n```\n{}\n```",
+                    last_request(context),
                     result.tool_name,
                     blocks_text(&result.content),
-                    last_request(context)
                 ),
             }),
         }
