@@ -5,6 +5,7 @@ mod argv;
 mod auth;
 mod cli;
 mod export;
+mod interactive;
 mod local;
 mod model_choice;
 mod model_scope;

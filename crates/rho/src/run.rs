@@ -2,19 +2,24 @@
 //! the prompts, map the outcome to an exit code.
 
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use anyhow::{Context as _, bail};
 use rho_agent::AgentOptions;
 use rho_ai::faux::FauxScript;
+use rho_ai::{Model, ThinkingLevel};
+use rho_host::RetryPolicy;
+use rho_host::budget::Budget;
 use rho_host::compaction::CompactionPolicy;
 use rho_host::persist::{self, Persistence};
+use rho_host::settings::Settings;
 use rho_host::{AgentSession, SettledReason};
-use rho_session::{SessionContext, SessionFile};
+use rho_session::{SessionContext, SessionFile, SessionHeader};
 
 use crate::cli::{Cli, Mode};
-use crate::model_choice;
+use crate::model_choice::{self, ModelChoice};
 use crate::output::{print_final_answer, write_json_line};
 use crate::prompt_input::{Prompts, resolve_prompts};
 use crate::session_choice::{
@@ -75,10 +80,9 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
         Some(Mode::Text) | None => false,
     };
     let piped_stdin = !std::io::stdin().is_terminal();
-    let interactive = !json && !cli.print && !piped_stdin;
-    if interactive && !cli.resume {
-        bail!("interactive mode is not available in this version of rho; use -p or --mode json");
-    }
+    // Pi's rule (no `-p`, no `--mode`, stdin a terminal), and stdout a terminal too: a screen
+    // drawn into a pipe or a file helps nobody, so that case runs as `-p` would.
+    let interactive = !json && !cli.print && !piped_stdin && std::io::stdout().is_terminal();
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let home = rho_models::rho_home(&rho_models::ProcessEnvironment);
     let target = choose_session(&cli, &cwd, home.as_deref())?;
@@ -86,92 +90,16 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
         return Ok(exit::COMPLETED);
     }
     if interactive {
-        bail!("interactive mode is not available in this version of rho; use -p or --mode json");
+        return crate::interactive::run(cli, target, &cwd).await;
     }
-    let opened = match &target {
-        SessionTarget::Open(opened) => Some(opened.as_ref()),
-        _ => None,
-    };
-    // A resumed `--session` runs where it ran before (Pi: the header's cwd).
-    let run_cwd = opened.map_or_else(|| cwd.clone(), |o| o.cwd.clone());
-    let settings = setup::settings(&run_cwd)?;
-    let budget = setup::budget(&cli, &settings)?;
-    let retry = setup::retry_policy(&settings)?;
-    let session_thinking = opened.and_then(|o| restored_thinking(&cli, o));
-    let choice = match &cli.faux_script {
-        Some(script_path) => {
-            if cli.model.is_some() || cli.provider.is_some() {
-                bail!("--faux-script cannot be combined with --model or --provider");
-            }
-            let script_text = std::fs::read_to_string(script_path)
-                .with_context(|| format!("cannot read faux script {}", script_path.display()))?;
-            model_choice::faux(&FauxScript::parse(&script_text)?)
-        }
-        None => {
-            let (registry, auth) = model_choice::load_registry();
-            let not_restored = opened.and_then(|o| restore_model(&mut cli, o, &registry, &auth));
-            let mut choice = model_choice::choose(&cli, &settings, &registry, auth)?;
-            if let Some(message) = not_restored {
-                eprintln!(
-                    "Warning: {message}. Using {}/{}",
-                    choice.model.provider, choice.model.id
-                );
-            }
-            if let (Some(level), Some(entry)) = (
-                session_thinking,
-                registry.find(&choice.model.provider, &choice.model.id),
-            ) {
-                choice.thinking = rho_models::clamp_thinking_level(entry, level);
-            }
-            choice
-        }
-    };
+    let chosen = choose(&mut cli, &target, &cwd)?;
     let prompts = resolve_prompts(&cli.messages, piped_stdin, &cwd)?;
-    let local = choice.model.provider == crate::local::LOCAL;
-    let workspace = setup::workspace(&cli, &settings, &run_cwd, local)?;
-
-    let run_cwd_text = run_cwd.to_string_lossy().into_owned();
-    let (file, context) = match target {
-        SessionTarget::Open(opened) => (Some(opened.file), opened.context),
-        SessionTarget::New { dir } => (
-            Some(SessionFile::create(&dir, &run_cwd_text, None)?),
-            SessionContext::empty(),
-        ),
-        SessionTarget::NewAt(path) => (
-            Some(SessionFile::create_at(&path, &run_cwd_text)?),
-            SessionContext::empty(),
-        ),
-        SessionTarget::Ephemeral | SessionTarget::Listed => (None, SessionContext::empty()),
-    };
-    let header = file
-        .as_ref()
-        .map_or_else(|| ephemeral_header(&run_cwd), |f| f.header().clone());
-
-    let provider_name = choice.model.provider.clone();
-    let model_id = choice.model.id.clone();
-    let mut options = AgentOptions::new(choice.provider, choice.model);
-    options.tools = workspace.tools;
-    options.tool_hooks = Some(workspace.gate);
-    options.system_prompt = Some(workspace.system_prompt);
-    options.steering_mode = settings.steering_mode.unwrap_or_default();
-    options.follow_up_mode = settings.follow_up_mode.unwrap_or_default();
-    options.api_key = choice.api_key;
-    options.session_id = Some(header.id.clone());
-    let session = AgentSession::builder(options)
-        .budget(budget)
-        .retry(retry)
-        .prompt_resources(workspace.resources)
-        .compaction(CompactionPolicy::from_settings(&settings.compaction))
-        .build();
-    session
-        .agent()
-        .update_state(|state| state.thinking_level = choice.thinking);
-    persist::restore_messages(&session, &context);
-    // Subscribed before the printer: every entry is on disk before its event is printed.
-    let persistence = file.map(|file| Persistence::attach(&session, file));
-    if let Some(persistence) = &persistence {
-        persistence.record_start(&context, &provider_name, &model_id, choice.thinking)?;
-    }
+    let Built {
+        session,
+        persistence,
+        header,
+        ..
+    } = build(&cli, chosen, target)?;
 
     if json {
         write_json_line(&header);
@@ -205,6 +133,156 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
         Some(SettledReason::Completed) | None => exit::COMPLETED,
         Some(SettledReason::Budget) => exit::BUDGET,
         Some(SettledReason::Error | SettledReason::Aborted) => exit::ERROR,
+    })
+}
+
+/// What a run is about to use, chosen before anything is created: where it runs, its settings,
+/// budget, retry policy and model.
+pub struct Chosen {
+    /// Where the run's tools work (a resumed `--session`: where it ran before).
+    pub run_cwd: PathBuf,
+    /// The merged settings.
+    pub settings: Settings,
+    budget: Budget,
+    retry: RetryPolicy,
+    /// The model, its provider, key and thinking level.
+    pub choice: ModelChoice,
+}
+
+/// Chooses what a run uses, in the order every mode reports its failures: settings, budget,
+/// retry, model.
+pub fn choose(cli: &mut Cli, target: &SessionTarget, cwd: &Path) -> anyhow::Result<Chosen> {
+    let opened = match target {
+        SessionTarget::Open(opened) => Some(opened.as_ref()),
+        _ => None,
+    };
+    // A resumed `--session` runs where it ran before (Pi: the header's cwd).
+    let run_cwd = opened.map_or_else(|| cwd.to_path_buf(), |o| o.cwd.clone());
+    let settings = setup::settings(&run_cwd)?;
+    let budget = setup::budget(cli, &settings)?;
+    let retry = setup::retry_policy(&settings)?;
+    let session_thinking = opened.and_then(|o| restored_thinking(cli, o));
+    let choice = match &cli.faux_script {
+        Some(script_path) => {
+            if cli.model.is_some() || cli.provider.is_some() {
+                bail!("--faux-script cannot be combined with --model or --provider");
+            }
+            let script_text = std::fs::read_to_string(script_path)
+                .with_context(|| format!("cannot read faux script {}", script_path.display()))?;
+            model_choice::faux(&FauxScript::parse(&script_text)?)
+        }
+        None => {
+            let (registry, auth) = model_choice::load_registry();
+            let not_restored = opened.and_then(|o| restore_model(cli, o, &registry, &auth));
+            let mut choice = model_choice::choose(cli, &settings, &registry, auth)?;
+            if let Some(message) = not_restored {
+                eprintln!(
+                    "Warning: {message}. Using {}/{}",
+                    choice.model.provider, choice.model.id
+                );
+            }
+            if let (Some(level), Some(entry)) = (
+                session_thinking,
+                registry.find(&choice.model.provider, &choice.model.id),
+            ) {
+                choice.thinking = rho_models::clamp_thinking_level(entry, level);
+            }
+            choice
+        }
+    };
+    Ok(Chosen {
+        run_cwd,
+        settings,
+        budget,
+        retry,
+        choice,
+    })
+}
+
+/// A session built as every mode builds it: the workspace (tools, gate, system prompt), the
+/// agent, the restored transcript and the session file, recorded before the first event.
+pub struct Built {
+    /// The session.
+    pub session: AgentSession,
+    /// Appends every entry to the session file (`None` for `--no-session`).
+    pub persistence: Option<Persistence>,
+    /// The session's header (an ephemeral one without a file).
+    pub header: SessionHeader,
+    /// The model the session starts with.
+    pub model: Model,
+    /// The thinking level it starts with.
+    pub thinking: ThinkingLevel,
+    /// Where its tools work.
+    pub run_cwd: PathBuf,
+    /// Whether compaction runs on its own.
+    pub auto_compact: bool,
+}
+
+/// Builds the session for `chosen` and opens or creates its file.
+pub fn build(cli: &Cli, chosen: Chosen, target: SessionTarget) -> anyhow::Result<Built> {
+    let Chosen {
+        run_cwd,
+        settings,
+        budget,
+        retry,
+        choice,
+    } = chosen;
+    let local = choice.model.provider == crate::local::LOCAL;
+    let workspace = setup::workspace(cli, &settings, &run_cwd, local)?;
+
+    let run_cwd_text = run_cwd.to_string_lossy().into_owned();
+    let (file, context) = match target {
+        SessionTarget::Open(opened) => (Some(opened.file), opened.context),
+        SessionTarget::New { dir } => (
+            Some(SessionFile::create(&dir, &run_cwd_text, None)?),
+            SessionContext::empty(),
+        ),
+        SessionTarget::NewAt(path) => (
+            Some(SessionFile::create_at(&path, &run_cwd_text)?),
+            SessionContext::empty(),
+        ),
+        SessionTarget::Ephemeral | SessionTarget::Listed => (None, SessionContext::empty()),
+    };
+    let header = file
+        .as_ref()
+        .map_or_else(|| ephemeral_header(&run_cwd), |f| f.header().clone());
+
+    let provider_name = choice.model.provider.clone();
+    let model_id = choice.model.id.clone();
+    let model = choice.model.clone();
+    let compaction = CompactionPolicy::from_settings(&settings.compaction);
+    let auto_compact = compaction.enabled;
+    let mut options = AgentOptions::new(choice.provider, choice.model);
+    options.tools = workspace.tools;
+    options.tool_hooks = Some(workspace.gate);
+    options.system_prompt = Some(workspace.system_prompt);
+    options.steering_mode = settings.steering_mode.unwrap_or_default();
+    options.follow_up_mode = settings.follow_up_mode.unwrap_or_default();
+    options.api_key = choice.api_key;
+    options.session_id = Some(header.id.clone());
+    let session = AgentSession::builder(options)
+        .budget(budget)
+        .retry(retry)
+        .prompt_resources(workspace.resources)
+        .compaction(compaction)
+        .build();
+    session
+        .agent()
+        .update_state(|state| state.thinking_level = choice.thinking);
+    persist::restore_messages(&session, &context);
+    // Subscribed before any printer: every entry is on disk before its event is shown.
+    let persistence = file.map(|file| Persistence::attach(&session, file));
+    if let Some(persistence) = &persistence {
+        persistence.record_start(&context, &provider_name, &model_id, choice.thinking)?;
+    }
+    Ok(Built {
+        session,
+        persistence,
+        header,
+        model,
+        thinking: choice.thinking,
+        run_cwd,
+        auto_compact,
     })
 }
 

@@ -16,6 +16,7 @@ mod cli_settings;
 mod cli_signals;
 mod cli_workspace;
 mod export_html;
+mod interactive_tmux;
 mod rpc_pi_client;
 mod rpc_protocol;
 mod rpc_sessions;

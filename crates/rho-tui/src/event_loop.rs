@@ -1,0 +1,167 @@
+//! The event loop: terminal input, session events and a clock tick, multiplexed on one task.
+//! Session events arrive through a channel fed by `session.subscribe`, are folded into the state
+//! in order, and a frame is drawn once per batch (ratatui diffs it against the last one, so only
+//! changed cells are written).
+
+use std::io;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event, EventStream};
+use futures_util::StreamExt;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use rho_host::{AgentSession, SessionEvent};
+use tokio::sync::mpsc;
+
+use crate::app::App;
+use crate::keys::Command;
+use crate::status::SessionInfo;
+use crate::terminal::TerminalGuard;
+use crate::view;
+
+/// Why the interactive mode stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    /// The terminal could not be set up, read or drawn to.
+    #[error("terminal: {0}")]
+    Terminal(#[from] io::Error),
+}
+
+/// How often moving parts (spinners, elapsed times, countdowns) are redrawn.
+const TICK: Duration = Duration::from_millis(80);
+
+/// Runs the interactive mode on `session` until the user leaves. `initial` prompts (from the
+/// command line) are sent one after another as if typed. The terminal is restored on return,
+/// whatever the outcome.
+pub async fn run(
+    session: AgentSession,
+    info: SessionInfo,
+    initial: Vec<String>,
+) -> Result<(), TuiError> {
+    let guard = TerminalGuard::enter()?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    terminal.clear()?;
+    let outcome = drive(&mut terminal, &session, info, initial).await;
+    // A run still going would keep tools alive after the screen is gone.
+    session.abort_now();
+    drop(terminal);
+    drop(guard);
+    outcome
+}
+
+async fn drive(
+    terminal: &mut Terminal<CrosstermBackend<io::Stdout>>,
+    session: &AgentSession,
+    info: SessionInfo,
+    initial: Vec<String>,
+) -> Result<(), TuiError> {
+    let (event_tx, mut session_events) = mpsc::unbounded_channel::<SessionEvent>();
+    session.subscribe(move |event| {
+        let _ = event_tx.send(event.clone());
+    });
+    let (failed_tx, mut failed_prompts) = mpsc::unbounded_channel::<String>();
+    let mut app = App::new(info);
+    app.pending_prompts = initial.into();
+    let mut input = EventStream::new();
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut stop = StopSignals::listen();
+    loop {
+        if !app.working
+            && let Some(prompt) = app.pending_prompts.pop_front()
+        {
+            app.start_prompt(Instant::now());
+            execute(session, Command::Prompt(prompt), &failed_tx);
+        }
+        terminal.draw(|frame| view::draw(frame, &app, Instant::now()))?;
+        if app.exit {
+            return Ok(());
+        }
+        tokio::select! {
+            event = input.next() => match event {
+                Some(Ok(Event::Key(key))) => {
+                    for command in app.on_key(key, Instant::now()) {
+                        execute(session, command, &failed_tx);
+                    }
+                }
+                Some(Ok(Event::Paste(text))) => app.on_paste(&text),
+                Some(Ok(_)) => {}
+                Some(Err(error)) => return Err(error.into()),
+                // The terminal is gone: nobody is left to talk to.
+                None => return Ok(()),
+            },
+            Some(event) = session_events.recv() => {
+                let now = Instant::now();
+                app.apply(&event, now);
+                // Everything already queued goes into the same frame.
+                while let Ok(event) = session_events.try_recv() {
+                    app.apply(&event, now);
+                }
+            }
+            Some(message) = failed_prompts.recv() => app.prompt_failed(message),
+            _ = tick.tick(), if app.animating() => {}
+            () = stop.next() => return Ok(()),
+        }
+    }
+}
+
+/// Hands one command to the session. A prompt runs on its own task so the loop keeps drawing;
+/// its events arrive through the subscription, and only a refusal comes back here.
+fn execute(session: &AgentSession, command: Command, failed: &mpsc::UnboundedSender<String>) {
+    match command {
+        Command::Prompt(text) => {
+            let session = session.clone();
+            let failed = failed.clone();
+            tokio::spawn(async move {
+                if let Err(error) = session.prompt(&text).await {
+                    let _ = failed.send(error.to_string());
+                }
+            });
+        }
+        Command::Steer(text) => session.steer(&text),
+        Command::FollowUp(text) => session.follow_up(&text),
+        Command::ClearQueue => session.clear_queue(),
+        Command::Abort => session.abort_now(),
+        Command::SetThinking(level) => session
+            .agent()
+            .update_state(|state| state.thinking_level = level),
+    }
+}
+
+/// SIGTERM, SIGHUP and a SIGINT sent from outside (Ctrl+C itself arrives as a key in raw mode)
+/// end the interactive mode cleanly: the terminal is restored on the way out.
+struct StopSignals {
+    term: Option<tokio::signal::unix::Signal>,
+    hup: Option<tokio::signal::unix::Signal>,
+    int: Option<tokio::signal::unix::Signal>,
+}
+
+impl StopSignals {
+    fn listen() -> Self {
+        use tokio::signal::unix::{SignalKind, signal};
+        StopSignals {
+            term: signal(SignalKind::terminate()).ok(),
+            hup: signal(SignalKind::hangup()).ok(),
+            int: signal(SignalKind::interrupt()).ok(),
+        }
+    }
+
+    async fn next(&mut self) {
+        let StopSignals { term, hup, int } = self;
+        tokio::select! {
+            () = recv(term) => {}
+            () = recv(hup) => {}
+            () = recv(int) => {}
+        }
+    }
+}
+
+/// The next delivery of `signal`; never, when it could not be listened to.
+async fn recv(signal: &mut Option<tokio::signal::unix::Signal>) {
+    match signal {
+        Some(signal) => {
+            signal.recv().await;
+        }
+        None => std::future::pending::<()>().await,
+    }
+}

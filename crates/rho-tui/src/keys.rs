@@ -1,0 +1,160 @@
+//! Keys and pastes, as Pi binds them by default, turned into edits of the state and into
+//! [`Command`]s for the session. No session is touched here, so key handling is tested on its own.
+
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use rho_ai::ThinkingLevel;
+
+use crate::app::{App, DOUBLE_PRESS};
+
+/// What the event loop must ask of the session after a key.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// Run a prompt (nothing is running).
+    Prompt(String),
+    /// Queue a steering message (delivered after the current turn's tools).
+    Steer(String),
+    /// Queue a follow-up message (delivered when the run would stop).
+    FollowUp(String),
+    /// Drop both queues (their texts were put back into the editor).
+    ClearQueue,
+    /// Cancel the run or the retry wait.
+    Abort,
+    /// Use this thinking level from the next model call on.
+    SetThinking(ThinkingLevel),
+}
+
+/// Lines one PageUp/PageDown scrolls the conversation.
+const PAGE: usize = 10;
+
+impl App {
+    /// Handles one key; returns what the session must do.
+    pub fn on_key(&mut self, key: KeyEvent, now: Instant) -> Vec<Command> {
+        if key.kind == KeyEventKind::Release {
+            return Vec::new();
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+        if !(ctrl && key.code == KeyCode::Char('c')) {
+            self.last_ctrl_c = None;
+        }
+        match key.code {
+            KeyCode::Char('c') if ctrl => self.ctrl_c(now),
+            KeyCode::Char('d') if ctrl => {
+                // Pi: exit only when the editor is empty, else delete forward.
+                if self.editor.text().is_empty() {
+                    self.exit = true;
+                } else {
+                    self.editor.delete();
+                }
+            }
+            KeyCode::Char('o') if ctrl => self.expand_tools = !self.expand_tools,
+            KeyCode::Char('t') if ctrl => self.show_thinking = !self.show_thinking,
+            KeyCode::Char('j') if ctrl => self.editor.insert("\n"),
+            KeyCode::Char('u') if ctrl => self.editor.delete_to_line_start(),
+            KeyCode::Char('k') if ctrl => self.editor.delete_to_line_end(),
+            KeyCode::Char('w') if ctrl => self.editor.delete_word_backward(),
+            KeyCode::Char('a') if ctrl => self.editor.home(),
+            KeyCode::Char('e') if ctrl => self.editor.end(),
+            KeyCode::Char('b') if ctrl => self.editor.left(),
+            KeyCode::Char('f') if ctrl => self.editor.right(),
+            KeyCode::Char(_) if ctrl => {}
+            KeyCode::Char(c) => {
+                let mut buffer = [0; 4];
+                self.editor.insert(c.encode_utf8(&mut buffer));
+            }
+            KeyCode::Enter if shift => self.editor.insert("\n"),
+            KeyCode::Enter if alt => return self.submit(Submit::FollowUp, now),
+            KeyCode::Enter => return self.submit(Submit::Steer, now),
+            KeyCode::Esc => return self.escape(),
+            KeyCode::BackTab => return self.cycle_thinking(),
+            KeyCode::Backspace if alt || ctrl => self.editor.delete_word_backward(),
+            KeyCode::Backspace => self.editor.backspace(),
+            KeyCode::Delete => self.editor.delete(),
+            KeyCode::Left => self.editor.left(),
+            KeyCode::Right => self.editor.right(),
+            KeyCode::Home => self.editor.home(),
+            KeyCode::End => self.editor.end(),
+            KeyCode::Up => self.editor.up(),
+            KeyCode::Down => self.editor.down(),
+            KeyCode::PageUp => self.scroll += PAGE,
+            KeyCode::PageDown => self.scroll = self.scroll.saturating_sub(PAGE),
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// A bracketed paste: inserted as typed, newlines kept.
+    pub fn on_paste(&mut self, text: &str) {
+        self.editor.insert(text);
+    }
+
+    fn ctrl_c(&mut self, now: Instant) {
+        match self.last_ctrl_c {
+            Some(last) if now.saturating_duration_since(last) < DOUBLE_PRESS => self.exit = true,
+            _ => {
+                self.editor.clear();
+                self.last_ctrl_c = Some(now);
+            }
+        }
+    }
+
+    /// Enter (or Alt+Enter): a prompt when idle; while working, a steering message (or a
+    /// follow-up for Alt+Enter).
+    fn submit(&mut self, queued_as: Submit, now: Instant) -> Vec<Command> {
+        let Some(text) = self.editor.take_submission() else {
+            return Vec::new();
+        };
+        if !self.working {
+            self.start_prompt(now);
+            return vec![Command::Prompt(text)];
+        }
+        vec![match queued_as {
+            Submit::Steer => Command::Steer(text),
+            Submit::FollowUp => Command::FollowUp(text),
+        }]
+    }
+
+    /// Escape while working: the queued messages go back into the editor and the run is
+    /// aborted (Pi's `restoreQueuedMessagesToEditor({abort: true})`).
+    fn escape(&mut self) -> Vec<Command> {
+        if !self.working && self.status.retry.is_none() {
+            return Vec::new();
+        }
+        let mut queued: Vec<String> = self.status.steering.drain(..).collect();
+        queued.append(&mut self.status.follow_up);
+        if queued.is_empty() {
+            return vec![Command::Abort];
+        }
+        if !self.editor.is_blank() {
+            queued.push(self.editor.text().to_owned());
+        }
+        self.editor.set_text(queued.join("\n\n"));
+        vec![Command::ClearQueue, Command::Abort]
+    }
+
+    /// Shift+Tab: the next thinking level (only for a model that reasons).
+    fn cycle_thinking(&mut self) -> Vec<Command> {
+        if !self.status.info.reasoning {
+            return Vec::new();
+        }
+        let next = match self.status.info.thinking {
+            ThinkingLevel::Off => ThinkingLevel::Minimal,
+            ThinkingLevel::Minimal => ThinkingLevel::Low,
+            ThinkingLevel::Low => ThinkingLevel::Medium,
+            ThinkingLevel::Medium => ThinkingLevel::High,
+            ThinkingLevel::High | ThinkingLevel::Xhigh => ThinkingLevel::Off,
+        };
+        self.status.info.thinking = next;
+        vec![Command::SetThinking(next)]
+    }
+}
+
+/// How Enter queues a message while the agent works.
+#[derive(Clone, Copy)]
+enum Submit {
+    Steer,
+    FollowUp,
+}

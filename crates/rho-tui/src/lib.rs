@@ -1,0 +1,20 @@
+//! rho's interactive mode: a full-screen terminal UI over an [`rho_host::AgentSession`].
+//!
+//! The parts, each testable alone: [`app::App`] holds the state and reduces session events into
+//! it ([`app::App::apply`]); [`keys`] turns keys into state edits and [`keys::Command`]s;
+//! [`view::draw`] renders the state into a ratatui frame (pure: state and clock in, cells out);
+//! [`event_loop::run`] wires them to a real terminal and a real session.
+
+pub mod app;
+pub mod editor;
+pub mod event_loop;
+pub mod keys;
+pub mod status;
+pub mod terminal;
+pub mod transcript;
+pub mod view;
+
+pub use app::App;
+pub use event_loop::{TuiError, run};
+pub use keys::Command;
+pub use status::SessionInfo;

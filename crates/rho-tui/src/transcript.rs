@@ -1,0 +1,92 @@
+//! What the conversation pane shows, as plain data: the reducer builds it from session events and
+//! the view renders it, so neither needs the other to be tested.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// One block of the conversation, in the order it happened.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Entry {
+    /// A message the user sent (a prompt, or a steering / follow-up message once delivered).
+    User(String),
+    /// One assistant message, streaming or finished.
+    Assistant(AssistantEntry),
+    /// One tool call, from `tool_execution_start` to `tool_execution_end`.
+    Tool(ToolEntry),
+    /// A failure the user must see (a model error, a failed retry chain, a refused prompt).
+    Error(String),
+    /// A neutral remark of the session (aborted run, compaction done).
+    Notice(String),
+}
+
+/// An assistant message's visible parts.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AssistantEntry {
+    /// Text and thinking blocks in stream order (tool calls are shown as their own entries).
+    pub blocks: Vec<AssistantBlock>,
+    /// Whether deltas may still arrive.
+    pub streaming: bool,
+}
+
+/// A visible block of an assistant message.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AssistantBlock {
+    /// Answer text (rendered as plain wrapped text in this version; Markdown comes later).
+    Text(String),
+    /// Reasoning, collapsed unless the thinking toggle is on.
+    Thinking(String),
+}
+
+/// Where a tool call stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolStatus {
+    /// Between `tool_execution_start` and `tool_execution_end`.
+    Running,
+    /// Executed and succeeded.
+    Done,
+    /// Executed and failed.
+    Failed,
+    /// Never executed: refused before running (gate, unknown tool, invalid arguments).
+    Refused,
+    /// The run was aborted before the call ended.
+    Cancelled,
+}
+
+/// One tool call as shown.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolEntry {
+    /// The `toolCallId`, the only key that ties the start to its end.
+    pub id: String,
+    /// The tool name.
+    pub name: String,
+    /// The raw arguments.
+    pub args: Value,
+    /// Where it stands.
+    pub status: ToolStatus,
+    /// When the reducer saw it start.
+    pub started: Instant,
+    /// How long it ran: `durationMs` when it executed, else the time the reducer saw.
+    pub elapsed: Option<Duration>,
+    /// Live output (`tool_execution_update`), then the result text.
+    pub output: String,
+}
+
+impl ToolEntry {
+    /// The argument that says what the call does, for the block's title.
+    pub fn key_argument(&self) -> Option<String> {
+        let preferred: &[&str] = match self.name.as_str() {
+            "bash" => &["command"],
+            "read" | "write" | "edit" | "ls" => &["path", "file_path"],
+            "grep" | "find" => &["pattern", "path"],
+            _ => &[],
+        };
+        let object = self.args.as_object()?;
+        let pick = |key: &&str| object.get(*key).and_then(Value::as_str);
+        preferred
+            .iter()
+            .find_map(pick)
+            .or_else(|| object.values().find_map(Value::as_str))
+            .map(str::to_owned)
+    }
+}

@@ -1,0 +1,6 @@
+//! The crate's integration tests, one module per concern, linked into one test binary.
+
+mod events;
+mod keys;
+mod reducer;
+mod widgets;
