@@ -104,6 +104,13 @@ pub trait ContextHooks: Send + Sync {
     fn convert_to_llm(&self, messages: &[AgentMessage]) -> Result<Vec<Message>, HookError> {
         Ok(default_convert_to_llm(messages))
     }
+
+    /// `true` when `transform_context` is the identity and `convert_to_llm` maps each message on
+    /// its own: the loop then converts only the messages added since its last model call, so a
+    /// turn's cost does not grow with the transcript.
+    fn converts_each_message_alone(&self) -> bool {
+        false
+    }
 }
 
 /// Where queued steering and follow-up messages come from.

@@ -267,14 +267,23 @@ impl<'c> Run<'c> {
     }
 
     async fn llm_messages(&mut self) -> Result<Arc<Vec<Message>>, LoopError> {
-        let Some(hooks) = &self.config.context_hooks else {
-            let unsynced = &self.messages[self.llm_synced..];
-            if !unsynced.is_empty() {
-                // Copies only if a provider still holds the previous call's context.
-                Arc::make_mut(&mut self.llm_cache).extend(default_convert_to_llm(unsynced));
-                self.llm_synced = self.messages.len();
+        let hooks = match &self.config.context_hooks {
+            Some(hooks) if !hooks.converts_each_message_alone() => hooks,
+            incremental => {
+                let unsynced = &self.messages[self.llm_synced..];
+                if !unsynced.is_empty() {
+                    let converted = match incremental {
+                        Some(hooks) => hooks
+                            .convert_to_llm(unsynced)
+                            .map_err(|e| LoopError::Hook(e.0))?,
+                        None => default_convert_to_llm(unsynced),
+                    };
+                    // Copies only if a provider still holds the previous call's context.
+                    Arc::make_mut(&mut self.llm_cache).extend(converted);
+                    self.llm_synced = self.messages.len();
+                }
+                return Ok(self.llm_cache.clone());
             }
-            return Ok(self.llm_cache.clone());
         };
         let messages = hooks
             .transform_context(self.messages.clone(), &self.cancel)

@@ -11,7 +11,7 @@ use rho_agent::{
     Agent, AgentMessage, AgentOptions, ContextHooks, CustomMessage, HookError, LoopError,
     run_agent_loop, run_agent_loop_continue,
 };
-use rho_ai::faux::{FauxStep, faux_message, faux_text};
+use rho_ai::faux::{FauxStep, faux_message, faux_text, faux_tool_call};
 use rho_ai::{Message, UserContent};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -100,6 +100,64 @@ async fn transform_context_runs_before_convert_to_llm_on_every_call() {
     assert_eq!(
         user_texts(&provider.requests()[0].messages),
         ["old 3", "new"]
+    );
+}
+
+/// Maps `notification` to a user message, one message at a time, and says so.
+struct EachAlone {
+    seen_by_convert: Mutex<Vec<usize>>,
+}
+
+#[async_trait::async_trait]
+impl ContextHooks for EachAlone {
+    fn convert_to_llm(&self, messages: &[AgentMessage]) -> Result<Vec<Message>, HookError> {
+        KeepLastTwo {
+            seen_by_convert: Mutex::new(Vec::new()),
+        }
+        .convert_to_llm(messages)
+        .inspect(|_| self.seen_by_convert.lock().unwrap().push(messages.len()))
+    }
+
+    fn converts_each_message_alone(&self) -> bool {
+        true
+    }
+}
+
+#[tokio::test]
+async fn a_per_message_conversion_converts_only_what_each_turn_added() {
+    let provider = faux();
+    provider.push(faux_message(vec![faux_tool_call(
+        "c1",
+        "echo",
+        json!({"value": "x"}),
+    )]));
+    provider.push(faux_message(vec![faux_text("done")]));
+    let hooks = Arc::new(EachAlone {
+        seen_by_convert: Mutex::new(Vec::new()),
+    });
+    let mut config = config(&provider);
+    config.context_hooks = Some(hooks.clone());
+    let mut context = context(vec![common::TestTool::echo("echo").arc()]);
+    context.messages = vec![user("old"), custom("notification")];
+    run_agent_loop(
+        vec![user("new")],
+        context,
+        &config,
+        CancellationToken::new(),
+        Recorder::default().sink(),
+    )
+    .await
+    .unwrap();
+    // Three messages before the first call; the assistant's call and its result before the second.
+    assert_eq!(*hooks.seen_by_convert.lock().unwrap(), vec![3, 2]);
+    let requests = provider.requests();
+    assert_eq!(
+        user_texts(&requests[0].messages),
+        ["old", "[notification]", "new"]
+    );
+    assert_eq!(
+        user_texts(&requests[1].messages),
+        ["old", "[notification]", "new", "assistant", "toolResult"]
     );
 }
 

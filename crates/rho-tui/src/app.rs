@@ -39,6 +39,17 @@ pub struct App {
     pub pending_prompts: VecDeque<String>,
     /// Set when the user asked to leave.
     pub exit: bool,
+    /// Commands waiting for approval; the first is on screen.
+    pub approvals: VecDeque<crate::approval::ApprovalDialog>,
+    /// The `@` file list under the editor, while open.
+    pub completion: Option<crate::completion::Completion>,
+    /// The files `@` completes, once walked (`None` until the first `@`).
+    pub files: Option<crate::completion::FileIndex>,
+    /// When Escape was last pressed while working (a second within [`DOUBLE_PRESS`] also
+    /// clears the queue).
+    pub last_escape: Option<Instant>,
+    /// `!cmd` runs started, for their entries' ids.
+    pub shell_runs: u64,
 }
 
 /// Two presses of Ctrl+C closer than this exit (Pi: 500 ms).
@@ -59,6 +70,11 @@ impl App {
             last_ctrl_c: None,
             pending_prompts: VecDeque::new(),
             exit: false,
+            approvals: VecDeque::new(),
+            completion: None,
+            files: None,
+            last_escape: None,
+            shell_runs: 0,
         }
     }
 
@@ -112,6 +128,7 @@ impl App {
                 started: now,
                 elapsed: None,
                 output: String::new(),
+                details: None,
             })),
             AgentEvent::ToolExecutionUpdate {
                 tool_call_id,
@@ -140,6 +157,7 @@ impl App {
                         Duration::from_millis,
                     ));
                     tool.output = blocks_text(&result.content);
+                    tool.details = result.details.clone().map(Box::new);
                 }
             }
             AgentEvent::AgentEnd { .. } => {

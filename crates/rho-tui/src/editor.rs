@@ -10,7 +10,22 @@ pub struct Editor {
     browsing: Option<usize>,
     /// The draft put aside while browsing history.
     draft: String,
+    /// Large pastes behind their markers, expanded on send.
+    pastes: Vec<Paste>,
 }
+
+/// A large paste shown as a marker.
+#[derive(Clone, Debug, PartialEq)]
+struct Paste {
+    id: usize,
+    marker: String,
+    text: String,
+}
+
+/// Pi collapses a paste of more than this many lines into a marker...
+pub const PASTE_MAX_LINES: usize = 10;
+/// ...or of more than this many characters.
+pub const PASTE_MAX_CHARS: usize = 1000;
 
 impl Editor {
     /// An empty editor with no history.
@@ -45,9 +60,10 @@ impl Editor {
         self.set_text(String::new());
     }
 
-    /// Takes the trimmed text out for sending and records it in the history; `None` when blank.
+    /// Takes the trimmed text out for sending, paste markers expanded, and records it in the
+    /// history; `None` when blank.
     pub fn take_submission(&mut self) -> Option<String> {
-        let text = self.text.trim().to_owned();
+        let text = self.expanded_text().trim().to_owned();
         if text.is_empty() {
             return None;
         }
@@ -56,7 +72,60 @@ impl Editor {
         }
         self.clear();
         self.draft.clear();
+        self.pastes.clear();
         Some(text)
+    }
+
+    /// The text with every paste marker replaced by what was pasted.
+    pub fn expanded_text(&self) -> String {
+        let mut text = self.text.clone();
+        for paste in &self.pastes {
+            text = text.replace(&paste.marker, &paste.text);
+        }
+        text
+    }
+
+    /// A bracketed paste, cleaned as Pi does (line ends normalised, tabs as four spaces, other
+    /// control characters dropped). A large one goes in as a marker, `[paste #1 +23 lines]` or
+    /// `[paste #1 1500 chars]`, and comes back whole on send.
+    pub fn paste(&mut self, text: &str) {
+        let clean: String = text
+            .replace("\r\n", "\n")
+            .replace('\r', "\n")
+            .replace('\t', "    ")
+            .chars()
+            .filter(|c| *c == '\n' || !c.is_control())
+            .collect();
+        let lines = clean.split('\n').count();
+        let chars = clean.chars().count();
+        if lines <= PASTE_MAX_LINES && chars <= PASTE_MAX_CHARS {
+            self.insert(&clean);
+            return;
+        }
+        let id = self.pastes.last().map_or(1, |p| p.id + 1);
+        let marker = if lines > PASTE_MAX_LINES {
+            format!("[paste #{id} +{lines} lines]")
+        } else {
+            format!("[paste #{id} {chars} chars]")
+        };
+        self.insert(&marker);
+        self.pastes.push(Paste {
+            id,
+            marker,
+            text: clean,
+        });
+    }
+
+    /// Replaces `range` of the text (byte offsets on char boundaries) and puts the cursor
+    /// after the replacement (accepting a completion).
+    pub fn replace_range(&mut self, range: std::ops::Range<usize>, with: &str) {
+        let end = range.end.min(self.text.len());
+        let start = range.start.min(end);
+        if !self.text.is_char_boundary(start) || !self.text.is_char_boundary(end) {
+            return;
+        }
+        self.text.replace_range(start..end, with);
+        self.cursor = start + with.len();
     }
 
     /// Inserts text at the cursor (typing or a bracketed paste; CR LF and CR become LF).
@@ -198,13 +267,24 @@ impl Editor {
             .map_or(self.text.len(), |i| self.cursor + i)
     }
 
+    /// The boundary before the cursor; a paste marker counts as one char (as in Pi), so one
+    /// Backspace removes it whole and arrows step over it.
     fn previous_boundary(&self) -> Option<usize> {
-        let c = self.text[..self.cursor].chars().next_back()?;
+        let before = &self.text[..self.cursor];
+        if let Some(paste) = self.pastes.iter().find(|p| before.ends_with(&p.marker)) {
+            return Some(self.cursor - paste.marker.len());
+        }
+        let c = before.chars().next_back()?;
         Some(self.cursor - c.len_utf8())
     }
 
+    /// The boundary after the cursor, a paste marker as one char.
     fn next_boundary(&self) -> Option<usize> {
-        let c = self.text[self.cursor..].chars().next()?;
+        let after = &self.text[self.cursor..];
+        if let Some(paste) = self.pastes.iter().find(|p| after.starts_with(&p.marker)) {
+            return Some(self.cursor + paste.marker.len());
+        }
+        let c = after.chars().next()?;
         Some(self.cursor + c.len_utf8())
     }
 }

@@ -4,19 +4,25 @@
 //! changed cells are written).
 
 use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
+use rho_ai::ThinkingLevel;
 use rho_host::{AgentSession, SessionEvent};
 use tokio::sync::mpsc;
 
 use crate::app::App;
+use crate::approval::{ApprovalDialog, ApprovalRequest};
 use crate::keys::Command;
-use crate::status::SessionInfo;
+use crate::side::Side;
+use crate::status::{SessionInfo, git_branch};
 use crate::terminal::TerminalGuard;
+use crate::user_shell::UserShell;
 use crate::view;
 
 /// Why the interactive mode stopped with an error.
@@ -30,6 +36,20 @@ pub enum TuiError {
 /// How often moving parts (spinners, elapsed times, countdowns) are redrawn.
 const TICK: Duration = Duration::from_millis(80);
 
+/// What the binary plugs into the interactive mode besides the session.
+pub struct Hooks {
+    /// The session's working directory (git branch, `@` completion).
+    pub cwd: PathBuf,
+    /// Approval requests from the gate's [`crate::approval::TuiApprover`].
+    pub approvals: Option<mpsc::UnboundedReceiver<ApprovalRequest>>,
+    /// Runs `!cmd` lines; without one they are refused with a message.
+    pub shell: Option<Arc<dyn UserShell>>,
+    /// Leave right after the first frame is drawn (start-up measurement).
+    pub exit_after_first_frame: bool,
+    /// Told of every thinking level the user picks (the session file records it).
+    pub thinking_changed: Option<Box<dyn Fn(ThinkingLevel) + Send>>,
+}
+
 /// Runs the interactive mode on `session` until the user leaves. `initial` prompts (from the
 /// command line) are sent one after another as if typed. The terminal is restored on return,
 /// whatever the outcome.
@@ -37,11 +57,12 @@ pub async fn run(
     session: AgentSession,
     info: SessionInfo,
     initial: Vec<String>,
+    hooks: Hooks,
 ) -> Result<(), TuiError> {
     let guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     terminal.clear()?;
-    let outcome = drive(&mut terminal, &session, info, initial).await;
+    let outcome = drive(&mut terminal, &session, info, initial, hooks).await;
     // A run still going would keep tools alive after the screen is gone.
     session.abort_now();
     drop(terminal);
@@ -54,6 +75,7 @@ async fn drive(
     session: &AgentSession,
     info: SessionInfo,
     initial: Vec<String>,
+    hooks: Hooks,
 ) -> Result<(), TuiError> {
     let (event_tx, mut session_events) = mpsc::unbounded_channel::<SessionEvent>();
     session.subscribe(move |event| {
@@ -61,7 +83,9 @@ async fn drive(
     });
     let (failed_tx, mut failed_prompts) = mpsc::unbounded_channel::<String>();
     let mut app = App::new(info);
+    app.status.git_branch = git_branch(&hooks.cwd);
     app.pending_prompts = initial.into();
+    let mut side = Side::new(hooks);
     let mut input = EventStream::new();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -73,18 +97,25 @@ async fn drive(
             app.start_prompt(Instant::now());
             execute(session, Command::Prompt(prompt), &failed_tx);
         }
+        if !app.working {
+            side.record_pending();
+        }
         terminal.draw(|frame| view::draw(frame, &app, Instant::now()))?;
-        if app.exit {
+        if app.exit || side.exit_after_first_frame {
             return Ok(());
         }
         tokio::select! {
             event = input.next() => match event {
                 Some(Ok(Event::Key(key))) => {
                     for command in app.on_key(key, Instant::now()) {
-                        execute(session, command, &failed_tx);
+                        side.execute(session, &mut app, command, &failed_tx);
                     }
                 }
-                Some(Ok(Event::Paste(text))) => app.on_paste(&text),
+                Some(Ok(Event::Paste(text))) => {
+                    for command in app.on_paste(&text) {
+                        side.execute(session, &mut app, command, &failed_tx);
+                    }
+                }
                 Some(Ok(_)) => {}
                 Some(Err(error)) => return Err(error.into()),
                 // The terminal is gone: nobody is left to talk to.
@@ -99,6 +130,12 @@ async fn drive(
                 }
             }
             Some(message) = failed_prompts.recv() => app.prompt_failed(message),
+            Some(request) = recv_some(&mut side.approvals) => {
+                app.approvals.push_back(ApprovalDialog::for_request(&request));
+                side.replies.insert(request.id, request.reply);
+            }
+            Some(done) = side.shell_done.recv() => side.shell_finished(&mut app, done),
+            Some(files) = side.files_done.recv() => app.files_indexed(files),
             _ = tick.tick(), if app.animating() => {}
             () = stop.next() => return Ok(()),
         }
@@ -107,7 +144,11 @@ async fn drive(
 
 /// Hands one command to the session. A prompt runs on its own task so the loop keeps drawing;
 /// its events arrive through the subscription, and only a refusal comes back here.
-fn execute(session: &AgentSession, command: Command, failed: &mpsc::UnboundedSender<String>) {
+pub(crate) fn execute(
+    session: &AgentSession,
+    command: Command,
+    failed: &mpsc::UnboundedSender<String>,
+) {
     match command {
         Command::Prompt(text) => {
             let session = session.clone();
@@ -125,6 +166,8 @@ fn execute(session: &AgentSession, command: Command, failed: &mpsc::UnboundedSen
         Command::SetThinking(level) => session
             .agent()
             .update_state(|state| state.thinking_level = level),
+        // Handled beside the session (`side.rs`).
+        Command::Answer(..) | Command::Shell(_) | Command::IndexFiles | Command::CancelShell => {}
     }
 }
 
@@ -153,6 +196,14 @@ impl StopSignals {
             () = recv(hup) => {}
             () = recv(int) => {}
         }
+    }
+}
+
+/// The next item of an optional channel; never, without one.
+async fn recv_some<T>(receiver: &mut Option<mpsc::UnboundedReceiver<T>>) -> Option<T> {
+    match receiver {
+        Some(receiver) => receiver.recv().await,
+        None => std::future::pending().await,
     }
 }
 

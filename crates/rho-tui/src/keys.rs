@@ -7,6 +7,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use rho_ai::ThinkingLevel;
 
 use crate::app::{App, DOUBLE_PRESS};
+use crate::approval::{ApprovalChoice, ApprovalDialog};
+use crate::transcript::Entry;
+use crate::user_shell::{SHELL_BUSY, ShellLine, parse_shell_line};
 
 /// What the event loop must ask of the session after a key.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,6 +26,14 @@ pub enum Command {
     Abort,
     /// Use this thinking level from the next model call on.
     SetThinking(ThinkingLevel),
+    /// The user answered an approval dialog ("always" also writes the rule).
+    Answer(ApprovalDialog, ApprovalChoice),
+    /// Run a `!cmd` / `!!cmd` line.
+    Shell(ShellLine),
+    /// Walk the working directory for `@` completion (once, off the UI task).
+    IndexFiles,
+    /// Stop the running `!cmd`.
+    CancelShell,
 }
 
 /// Lines one PageUp/PageDown scrolls the conversation.
@@ -39,6 +50,15 @@ impl App {
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
         if !(ctrl && key.code == KeyCode::Char('c')) {
             self.last_ctrl_c = None;
+            if !self.approvals.is_empty() {
+                return self.approval_key(key);
+            }
+            if let Some(commands) = self.completion_key(key) {
+                return commands;
+            }
+        }
+        if key.code != KeyCode::Esc {
+            self.last_escape = None;
         }
         match key.code {
             KeyCode::Char('c') if ctrl => self.ctrl_c(now),
@@ -68,7 +88,7 @@ impl App {
             KeyCode::Enter if shift => self.editor.insert("\n"),
             KeyCode::Enter if alt => return self.submit(Submit::FollowUp, now),
             KeyCode::Enter => return self.submit(Submit::Steer, now),
-            KeyCode::Esc => return self.escape(),
+            KeyCode::Esc => return self.escape(now),
             KeyCode::BackTab => return self.cycle_thinking(),
             KeyCode::Backspace if alt || ctrl => self.editor.delete_word_backward(),
             KeyCode::Backspace => self.editor.backspace(),
@@ -83,12 +103,16 @@ impl App {
             KeyCode::PageDown => self.scroll = self.scroll.saturating_sub(PAGE),
             _ => {}
         }
-        Vec::new()
+        self.refresh_completion()
     }
 
-    /// A bracketed paste: inserted as typed, newlines kept.
-    pub fn on_paste(&mut self, text: &str) {
-        self.editor.insert(text);
+    /// A bracketed paste: inserted as typed, newlines kept; a large one as a marker.
+    pub fn on_paste(&mut self, text: &str) -> Vec<Command> {
+        if !self.approvals.is_empty() {
+            return Vec::new();
+        }
+        self.editor.paste(text);
+        self.refresh_completion()
     }
 
     fn ctrl_c(&mut self, now: Instant) {
@@ -107,6 +131,15 @@ impl App {
         let Some(text) = self.editor.take_submission() else {
             return Vec::new();
         };
+        self.completion = None;
+        if let Some(line) = parse_shell_line(&text) {
+            if self.shell_running() {
+                self.transcript.push(Entry::Notice(SHELL_BUSY.to_owned()));
+                self.editor.set_text(text);
+                return Vec::new();
+            }
+            return vec![Command::Shell(line)];
+        }
         if !self.working {
             self.start_prompt(now);
             return vec![Command::Prompt(text)];
@@ -118,10 +151,25 @@ impl App {
     }
 
     /// Escape while working: the queued messages go back into the editor and the run is
-    /// aborted (Pi's `restoreQueuedMessagesToEditor({abort: true})`).
-    fn escape(&mut self) -> Vec<Command> {
+    /// aborted (Pi's `restoreQueuedMessagesToEditor({abort: true})`). A second Escape within
+    /// [`DOUBLE_PRESS`] clears the queues whatever the status line shows, so a message queued
+    /// a moment before (its `queue_update` not yet seen) cannot slip into the next run.
+    fn escape(&mut self, now: Instant) -> Vec<Command> {
         if !self.working && self.status.retry.is_none() {
+            self.last_escape = None;
+            if self.shell_running() {
+                return vec![Command::CancelShell];
+            }
             return Vec::new();
+        }
+        let double = self
+            .last_escape
+            .is_some_and(|last| now.saturating_duration_since(last) < DOUBLE_PRESS);
+        self.last_escape = Some(now);
+        if double {
+            self.status.steering.clear();
+            self.status.follow_up.clear();
+            return vec![Command::ClearQueue, Command::Abort];
         }
         let mut queued: Vec<String> = self.status.steering.drain(..).collect();
         queued.append(&mut self.status.follow_up);

@@ -6,15 +6,21 @@
 //! [`event_loop::run`] wires them to a real terminal and a real session.
 
 pub mod app;
+pub mod approval;
+pub mod completion;
 pub mod editor;
 pub mod event_loop;
 pub mod keys;
+mod overlay_keys;
+pub mod rules_file;
+mod side;
 pub mod status;
 pub mod terminal;
 pub mod transcript;
+pub mod user_shell;
 pub mod view;
 
 pub use app::App;
-pub use event_loop::{TuiError, run};
+pub use event_loop::{Hooks, TuiError, run};
 pub use keys::Command;
 pub use status::SessionInfo;

@@ -1,6 +1,7 @@
 //! The facts behind the status line: model, thinking level, context, cost, cwd, queues and the
 //! session's retry and compaction notices.
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rho_ai::ThinkingLevel;
@@ -68,6 +69,9 @@ pub struct Status {
     pub retry: Option<RetryWait>,
     /// A compaction in progress, with the words that announce it.
     pub compacting: Option<String>,
+    /// The git branch of the working directory (`detached` on a detached HEAD); `None`
+    /// outside a repository.
+    pub git_branch: Option<String>,
 }
 
 impl Status {
@@ -85,6 +89,7 @@ impl Status {
             follow_up: Vec::new(),
             retry: None,
             compacting: None,
+            git_branch: None,
         }
     }
 
@@ -117,4 +122,47 @@ pub fn thinking_name(level: ThinkingLevel) -> &'static str {
         ThinkingLevel::High => "high",
         ThinkingLevel::Xhigh => "xhigh",
     }
+}
+
+/// The branch checked out in the repository holding `cwd`, read from `HEAD` (no `git`
+/// process: start-up must stay fast). `.git` may be a directory or, in a worktree or a
+/// submodule, a file saying `gitdir: <path>`. A detached HEAD is `detached`, as Pi shows it.
+pub fn git_branch(cwd: &Path) -> Option<String> {
+    let git_dir = find_git_dir(cwd)?;
+    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    let head = head.trim();
+    match head.strip_prefix("ref:") {
+        Some(reference) => {
+            let reference = reference.trim();
+            let name = reference.strip_prefix("refs/heads/").unwrap_or(reference);
+            (!name.is_empty()).then(|| name.to_owned())
+        }
+        None if !head.is_empty() => Some("detached".to_owned()),
+        None => None,
+    }
+}
+
+/// The git directory for `cwd`: the nearest `.git` walking up, followed through `gitdir:`.
+fn find_git_dir(cwd: &Path) -> Option<PathBuf> {
+    for dir in cwd.ancestors() {
+        let dot_git = dir.join(".git");
+        let Ok(meta) = std::fs::metadata(&dot_git) else {
+            continue;
+        };
+        if meta.is_dir() {
+            return Some(dot_git);
+        }
+        let text = std::fs::read_to_string(&dot_git).ok()?;
+        let target = text
+            .lines()
+            .find_map(|line| line.strip_prefix("gitdir:"))?
+            .trim();
+        let target = Path::new(target);
+        return Some(if target.is_absolute() {
+            target.to_path_buf()
+        } else {
+            dir.join(target)
+        });
+    }
+    None
 }

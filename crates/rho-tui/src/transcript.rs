@@ -32,7 +32,7 @@ pub struct AssistantEntry {
 /// A visible block of an assistant message.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AssistantBlock {
-    /// Answer text (rendered as plain wrapped text in this version; Markdown comes later).
+    /// Answer text, rendered as Markdown.
     Text(String),
     /// Reasoning, collapsed unless the thinking toggle is on.
     Thinking(String),
@@ -70,6 +70,9 @@ pub struct ToolEntry {
     pub elapsed: Option<Duration>,
     /// Live output (`tool_execution_update`), then the result text.
     pub output: String,
+    /// The result's `details` (`edit`'s `diff`, `bash`'s truncation), once it ended; boxed, as
+    /// most calls have none and every entry would otherwise pay for it.
+    pub details: Option<Box<Value>>,
 }
 
 impl ToolEntry {

@@ -156,7 +156,7 @@ fn plain(lines: &[ratatui::text::Line]) -> Vec<String> {
 }
 
 #[test]
-fn live_output_of_a_running_command_keeps_its_newest_lines_and_a_finished_one_its_first() {
+fn command_output_keeps_its_newest_lines_while_running_and_when_finished() {
     let t0 = Instant::now();
     let mut app = app();
     let output: Vec<String> = (1..=8).map(|k| format!("line {k}")).collect();
@@ -176,7 +176,7 @@ fn live_output_of_a_running_command_keeps_its_newest_lines_and_a_finished_one_it
         )),
         [
             "⠹ bash seq (1.0s)",
-            "  ... 3 more lines (ctrl+o to expand)",
+            "  ... (3 earlier lines, ctrl+o to expand)",
             "  line 4",
             "  line 5",
             "  line 6",
@@ -192,12 +192,12 @@ fn live_output_of_a_running_command_keeps_its_newest_lines_and_a_finished_one_it
         plain(&view::conversation::lines(&app, 40, t0)),
         [
             "✓ bash seq (1.5s)",
-            "  line 1",
-            "  line 2",
-            "  line 3",
+            "  ... (3 earlier lines, ctrl+o to expand)",
             "  line 4",
             "  line 5",
-            "  ... 3 more lines (ctrl+o to expand)",
+            "  line 6",
+            "  line 7",
+            "  line 8",
         ]
     );
 }

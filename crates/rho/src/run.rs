@@ -220,6 +220,25 @@ pub struct Built {
 
 /// Builds the session for `chosen` and opens or creates its file.
 pub fn build(cli: &Cli, chosen: Chosen, target: SessionTarget) -> anyhow::Result<Built> {
+    build_with(cli, chosen, target, Extras::default())
+}
+
+/// What the interactive mode adds to a session built as every mode builds it.
+#[derive(Default)]
+pub struct Extras {
+    /// Decides `ask` commands (without one they are refused).
+    pub approver: Option<Arc<dyn rho_host::gate::Approver>>,
+    /// Replaces the agent's conversion to model messages (`bashExecution` for `!cmd`).
+    pub context_hooks: Option<Arc<dyn rho_agent::ContextHooks>>,
+}
+
+/// [`build`] with the interactive mode's [`Extras`].
+pub fn build_with(
+    cli: &Cli,
+    chosen: Chosen,
+    target: SessionTarget,
+    extras: Extras,
+) -> anyhow::Result<Built> {
     let Chosen {
         run_cwd,
         settings,
@@ -228,7 +247,12 @@ pub fn build(cli: &Cli, chosen: Chosen, target: SessionTarget) -> anyhow::Result
         choice,
     } = chosen;
     let local = choice.model.provider == crate::local::LOCAL;
-    let workspace = setup::workspace(cli, &settings, &run_cwd, local)?;
+    let mut workspace = setup::workspace(cli, &settings, &run_cwd, local)?;
+    if let Some(approver) = extras.approver {
+        workspace.gate = Arc::new(
+            rho_host::gate::Gate::new(workspace.policy.clone()).with_approver(approver),
+        );
+    }
 
     let run_cwd_text = run_cwd.to_string_lossy().into_owned();
     let (file, context) = match target {
@@ -255,6 +279,9 @@ pub fn build(cli: &Cli, chosen: Chosen, target: SessionTarget) -> anyhow::Result
     let mut options = AgentOptions::new(choice.provider, choice.model);
     options.tools = workspace.tools;
     options.tool_hooks = Some(workspace.gate);
+    if let Some(hooks) = extras.context_hooks {
+        options.context_hooks = Some(hooks);
+    }
     options.system_prompt = Some(workspace.system_prompt);
     options.steering_mode = settings.steering_mode.unwrap_or_default();
     options.follow_up_mode = settings.follow_up_mode.unwrap_or_default();

@@ -71,6 +71,8 @@ pub struct Workspace {
     pub tools: Vec<Arc<dyn AgentTool>>,
     /// The gate, run in preflight before any tool.
     pub gate: Arc<dyn ToolHooks>,
+    /// The gate's policy (the interactive mode rebuilds the gate with its approver).
+    pub policy: Arc<GatePolicy>,
     /// Context files, skills and templates.
     pub resources: Arc<PromptResources>,
     /// The system prompt for `tools`.
@@ -148,7 +150,8 @@ pub fn workspace(
     };
     Ok(Workspace {
         tools,
-        gate: Arc::new(Gate::new(policy)),
+        gate: Arc::new(Gate::new(policy.clone())),
+        policy,
         resources: Arc::new(resources),
         system_prompt,
     })

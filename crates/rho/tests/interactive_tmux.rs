@@ -9,16 +9,16 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 /// How long any expected screen may take to appear.
-const DEADLINE: Duration = Duration::from_secs(20);
+pub(crate) const DEADLINE: Duration = Duration::from_secs(20);
 
 /// A tmux server of its own (a private socket), killed when the test ends.
-struct Tmux {
+pub(crate) struct Tmux {
     socket: String,
 }
 
 impl Tmux {
     /// Starts a plain `sh` with a known prompt in `dir`, in a detached 80×24 session.
-    fn start(dir: &Path) -> Tmux {
+    pub(crate) fn start(dir: &Path) -> Tmux {
         let probe = Command::new("tmux").arg("-V").output();
         assert!(
             probe.is_ok_and(|o| o.status.success()),
@@ -54,7 +54,7 @@ impl Tmux {
         tmux
     }
 
-    fn run(&self, args: &[&str]) -> Output {
+    pub(crate) fn run(&self, args: &[&str]) -> Output {
         let output = Command::new("tmux")
             .arg("-L")
             .arg(&self.socket)
@@ -69,27 +69,27 @@ impl Tmux {
         output
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", "0"];
         args.extend_from_slice(keys);
         self.run(&args);
     }
 
-    fn type_text(&self, text: &str) {
+    pub(crate) fn type_text(&self, text: &str) {
         self.run(&["send-keys", "-t", "0", "-l", text]);
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         String::from_utf8(self.run(&["capture-pane", "-p", "-t", "0"]).stdout).unwrap()
     }
 
-    fn alternate_screen_on(&self) -> bool {
+    pub(crate) fn alternate_screen_on(&self) -> bool {
         let out = self.run(&["display-message", "-p", "-t", "0", "#{alternate_on}"]);
         String::from_utf8_lossy(&out.stdout).trim() == "1"
     }
 
     /// Polls the pane until `check` holds, failing with the last screen at the deadline.
-    fn wait_for(&self, what: &str, check: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait_for(&self, what: &str, check: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let screen = self.screen();
@@ -113,7 +113,7 @@ impl Drop for Tmux {
     }
 }
 
-fn last_line(screen: &str) -> &str {
+pub(crate) fn last_line(screen: &str) -> &str {
     screen.trim_end().lines().last().unwrap_or("")
 }
 

@@ -17,6 +17,7 @@ mod cli_signals;
 mod cli_workspace;
 mod export_html;
 mod interactive_tmux;
+mod interactive_tmux_mock;
 mod rpc_pi_client;
 mod rpc_protocol;
 mod rpc_sessions;

@@ -120,4 +120,8 @@ impl ContextHooks for CodingAgentMessages {
     fn convert_to_llm(&self, messages: &[AgentMessage]) -> Result<Vec<Message>, HookError> {
         Ok(convert_to_llm(messages))
     }
+
+    fn converts_each_message_alone(&self) -> bool {
+        true
+    }
 }

@@ -1,10 +1,17 @@
 //! Rendering: a pure function of the state (and the clock, for spinners and elapsed times) into a
 //! ratatui frame, so every widget can be drawn into a `TestBackend`.
 
+pub mod approval;
+pub mod completion;
 pub mod conversation;
+pub mod diff;
 pub mod editor;
+pub mod highlight;
+pub mod markdown;
 pub mod status;
+pub mod table;
 pub mod text;
+pub mod tool_block;
 
 use std::time::Instant;
 
@@ -16,15 +23,29 @@ use crate::app::App;
 /// Draws the whole screen: conversation, notice line, editor, footer.
 pub fn draw(frame: &mut Frame, app: &App, now: Instant) {
     let area = frame.area();
-    let editor_rows = editor::rows(&app.editor, usize::from(area.width)) as u16;
+    // An approval dialog takes the editor's place: the answer is the only input then.
+    let dialog = app.approvals.front();
+    let editor_rows = match dialog {
+        Some(dialog) => approval::height(dialog, usize::from(area.width)).saturating_sub(2),
+        None => editor::rows(&app.editor, usize::from(area.width)),
+    };
+    let editor_rows = u16::try_from(editor_rows).unwrap_or(u16::MAX);
     let [conversation, notice, editor_area, footer] = Layout::vertical([
         Constraint::Min(1),
         Constraint::Length(1),
-        Constraint::Length(editor_rows + 2),
+        Constraint::Length(editor_rows.saturating_add(2)),
         Constraint::Length(2),
     ])
     .areas(area);
     conversation::render(frame, conversation, app, now);
     status::render(frame, notice, footer, app, now);
-    editor::render(frame, editor_area, &app.editor, app.working);
+    match dialog {
+        Some(dialog) => approval::render(frame, editor_area, dialog),
+        None => {
+            editor::render(frame, editor_area, &app.editor, app.working);
+            if let Some(open) = &app.completion {
+                completion::render(frame, conversation, open, app.files.is_some());
+            }
+        }
+    }
 }

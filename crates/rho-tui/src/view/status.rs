@@ -72,7 +72,11 @@ fn queue_summary(status: &Status) -> String {
 /// The footer's two lines at `width` columns.
 pub fn footer_lines(status: &Status, width: usize) -> [Line<'static>; 2] {
     let dim = Style::default().fg(Color::DarkGray);
-    let cwd = Line::from(Span::styled(truncate(&status.info.cwd, width), dim));
+    let cwd = match &status.git_branch {
+        Some(branch) => format!("{} ({branch})", status.info.cwd),
+        None => status.info.cwd.clone(),
+    };
+    let cwd = Line::from(Span::styled(truncate(&cwd, width), dim));
     let mut stats = Vec::new();
     let counts = [
         ("↑", status.input),

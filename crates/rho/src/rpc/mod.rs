@@ -20,7 +20,7 @@ mod session_commands;
 mod sessions;
 mod setup;
 mod stats;
-mod user_bash;
+pub(crate) mod user_bash;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,0 +1,185 @@
+//! The approval prompt: the dialog's keys, its look, the approver's round trip to the UI, and
+//! "always" written to the project's rules file.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use rho_gate::{CommandDecision, CommandRules};
+use rho_host::gate::Approver;
+use rho_tui::approval::{ApprovalChoice, ApprovalDialog, TuiApprover};
+use rho_tui::rules_file::{RuleWriteError, append_allow_rules};
+use rho_tui::{App, Command, view};
+
+use crate::events::app;
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn dialog() -> ApprovalDialog {
+    ApprovalDialog {
+        id: 7,
+        command: "rm -rf build".to_owned(),
+        why: "ask rule in /p/.rho/rules.toml, rule 1 (\"rm\")".to_owned(),
+        rules_file: PathBuf::from("/p/.rho/rules.toml"),
+        selected: 0,
+    }
+}
+
+fn asking_app() -> App {
+    let mut app = app();
+    app.start_prompt(Instant::now());
+    app.approvals.push_back(dialog());
+    app
+}
+
+#[test]
+fn y_a_and_n_answer_at_once_and_escape_denies() {
+    for (code, choice) in [
+        (KeyCode::Char('y'), ApprovalChoice::Once),
+        (KeyCode::Char('a'), ApprovalChoice::Always),
+        (KeyCode::Char('n'), ApprovalChoice::Deny),
+        (KeyCode::Esc, ApprovalChoice::Deny),
+    ] {
+        let mut app = asking_app();
+        assert_eq!(
+            app.on_key(key(code), Instant::now()),
+            vec![Command::Answer(dialog(), choice)],
+            "{code:?}"
+        );
+        assert!(app.approvals.is_empty());
+    }
+}
+
+#[test]
+fn arrows_move_the_highlight_and_enter_takes_it() {
+    let mut app = asking_app();
+    assert_eq!(app.on_key(key(KeyCode::Right), Instant::now()), vec![]);
+    assert_eq!(app.on_key(key(KeyCode::Right), Instant::now()), vec![]);
+    assert_eq!(app.approvals[0].selected, 2);
+    assert_eq!(app.on_key(key(KeyCode::Left), Instant::now()), vec![]);
+    let mut moved = dialog();
+    moved.selected = 1;
+    assert_eq!(
+        app.on_key(key(KeyCode::Enter), Instant::now()),
+        vec![Command::Answer(moved, ApprovalChoice::Always)]
+    );
+}
+
+#[test]
+fn other_keys_neither_answer_nor_reach_the_editor() {
+    let mut app = asking_app();
+    assert_eq!(app.on_key(key(KeyCode::Char('x')), Instant::now()), vec![]);
+    assert_eq!(app.on_paste("pasted"), vec![]);
+    assert_eq!(app.editor.text(), "");
+    assert_eq!(app.approvals.len(), 1);
+}
+
+#[test]
+fn the_dialog_shows_the_command_the_rule_and_the_choices_in_place_of_the_editor() {
+    let app = asking_app();
+    let mut terminal = Terminal::new(TestBackend::new(80, 12)).unwrap();
+    terminal
+        .draw(|frame| view::draw(frame, &app, Instant::now()))
+        .unwrap();
+    insta::assert_snapshot!(format!("{}", terminal.backend()));
+}
+
+#[tokio::test]
+async fn the_approver_asks_the_ui_and_always_stops_asking_for_that_command() {
+    let (approver, mut requests) = TuiApprover::new(PathBuf::from("/p/.rho/rules.toml"));
+    let ui = tokio::spawn(async move {
+        let mut seen = Vec::new();
+        for answer in [ApprovalChoice::Deny, ApprovalChoice::Always] {
+            let request = requests.recv().await.unwrap();
+            seen.push((request.command.clone(), request.why.clone()));
+            request.reply.send(answer).unwrap();
+        }
+        // Nothing else is asked: the third call is answered by "always".
+        assert!(requests.recv().await.is_none());
+        seen
+    });
+    assert!(!approver.approve("rm x", "ask rule").await);
+    assert!(approver.approve("rm x", "ask rule").await);
+    assert!(approver.approve("rm x", "ask rule").await);
+    drop(approver);
+    assert_eq!(
+        ui.await.unwrap(),
+        vec![
+            ("rm x".to_owned(), "ask rule".to_owned()),
+            ("rm x".to_owned(), "ask rule".to_owned())
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_ui_that_is_gone_denies() {
+    let (approver, requests) = TuiApprover::new(PathBuf::from("/p/.rho/rules.toml"));
+    drop(requests);
+    assert!(!approver.approve("rm x", "ask rule").await);
+}
+
+#[test]
+fn always_appends_an_allow_rule_that_outranks_the_ask_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(".rho/rules.toml");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "[[rule]]\ndecision = \"ask\"\nprefix = \"rm\"").unwrap();
+    let written = append_allow_rules(&file, "rm -f 'my file.txt' && rm -f out").unwrap();
+    assert_eq!(written, ["rm -f 'my file.txt'", "rm -f out"]);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "[[rule]]\ndecision = \"ask\"\nprefix = \"rm\"\n\
+         \n# Added by \"always allow\" in the interactive mode.\n\
+         [[rule]]\ndecision = \"allow\"\nprefix = \"rm -f 'my file.txt'\"\n\
+         \n# Added by \"always allow\" in the interactive mode.\n\
+         [[rule]]\ndecision = \"allow\"\nprefix = \"rm -f out\"\n"
+    );
+    let rules = CommandRules::load(&[file]).unwrap();
+    assert_eq!(
+        rules.decide("rm -f 'my file.txt' && rm -f out"),
+        CommandDecision::Allow
+    );
+    assert!(matches!(
+        rules.decide("rm -f other"),
+        CommandDecision::Ask { .. }
+    ));
+}
+
+#[test]
+fn always_creates_the_rules_file_and_its_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(".rho/rules.toml");
+    append_allow_rules(&file, "make \"deploy\"").unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "# Added by \"always allow\" in the interactive mode.\n\
+         [[rule]]\ndecision = \"allow\"\nprefix = \"make deploy\"\n"
+    );
+}
+
+#[test]
+fn a_command_that_cannot_be_parsed_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(".rho/rules.toml");
+    let error = append_allow_rules(&file, "echo 'unbalanced").unwrap_err();
+    assert!(
+        matches!(error, RuleWriteError::NotARule { .. }),
+        "{error:?}"
+    );
+    assert!(!file.exists());
+}
+
+#[test]
+fn a_broken_rules_file_is_left_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rules.toml");
+    std::fs::write(&file, "[[rule]\n").unwrap();
+    let error = append_allow_rules(&file, "ls").unwrap_err();
+    assert!(matches!(error, RuleWriteError::Invalid(_)), "{error:?}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "[[rule]\n");
+}

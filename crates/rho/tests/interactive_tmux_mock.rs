@@ -1,0 +1,387 @@
+//! The interactive mode against the loopback mock provider, driven in `tmux`: the approval
+//! prompt (allow once, always, deny), `!cmd` in the next request, steering while a tool runs
+//! and Escape. Every check is on what the model received (request bodies) and on files.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::time::Instant;
+
+use rho_testkit::{MockResponse, MockServer};
+use serde_json::{Value, json};
+
+use crate::interactive_tmux::{DEADLINE, Tmux, last_line};
+
+fn chunk(delta: Value, finish: Option<&str>) -> String {
+    json!({"id": "c", "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+        .to_string()
+}
+
+fn answer(text: &str) -> MockResponse {
+    MockResponse::sse(&[&chunk(json!({"content": text}), Some("stop")), "[DONE]"])
+}
+
+fn bash_call(id: &str, command: &str) -> MockResponse {
+    let arguments = json!({ "command": command }).to_string();
+    let call = json!({"tool_calls": [{"index": 0, "id": id, "type": "function",
+        "function": {"name": "bash", "arguments": arguments}}]});
+    MockResponse::sse(&[
+        &chunk(call, None),
+        &chunk(json!({}), Some("tool_calls")),
+        "[DONE]",
+    ])
+}
+
+/// The mock server on a runtime of its own, so the test's blocking polls never stall it.
+struct Mock {
+    server: MockServer,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Mock {
+    fn start(script: Vec<MockResponse>) -> Mock {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let server = runtime.block_on(MockServer::start(script));
+        Mock {
+            server,
+            _runtime: runtime,
+        }
+    }
+
+    fn bodies(&self) -> Vec<Value> {
+        self.server
+            .requests()
+            .iter()
+            .map(|r| r.body_json().unwrap())
+            .collect()
+    }
+
+    /// Waits until `n` requests arrived (the model's answer may still be streaming).
+    fn wait_requests(&self, n: usize) -> Vec<Value> {
+        let start = Instant::now();
+        while self.server.requests().len() < n {
+            assert!(start.elapsed() < DEADLINE, "only {:?}", self.bodies());
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        self.bodies()
+    }
+}
+
+/// `RHO_HOME` (the tmux shell's `HOME`) with a `mock` provider, and `rules` as the project's
+/// `.rho/rules.toml`.
+fn project(mock: &Mock, rules: Option<&str>) -> tempfile::TempDir {
+    project_with_model(mock, rules, json!({"id": "a"}))
+}
+
+fn project_with_model(mock: &Mock, rules: Option<&str>, model: Value) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let models = json!({"providers": {"mock": {
+        "baseUrl": format!("{}/v1", mock.server.base_url()),
+        "api": "openai-completions",
+        "apiKey": "sk-test",
+        "models": [model]
+    }}});
+    std::fs::write(dir.path().join("models.json"), models.to_string()).unwrap();
+    if let Some(rules) = rules {
+        std::fs::create_dir_all(dir.path().join(".rho")).unwrap();
+        std::fs::write(dir.path().join(".rho/rules.toml"), rules).unwrap();
+    }
+    dir
+}
+
+fn open_rho(dir: &Path) -> Tmux {
+    open_rho_with(dir, "--no-session")
+}
+
+fn open_rho_with(dir: &Path, flags: &str) -> Tmux {
+    let tmux = Tmux::start(dir);
+    tmux.wait_for("the shell prompt", |s| last_line(s).starts_with("PROMPT$"));
+    let rho = env!("CARGO_BIN_EXE_rho");
+    tmux.type_text(&format!("{rho} --model mock/a {flags}"));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the footer", |s| s.contains("ctx ?/"));
+    tmux
+}
+
+fn send(tmux: &Tmux, text: &str) {
+    tmux.type_text(text);
+    tmux.keys(&["Enter"]);
+}
+
+/// The text of each message in a request, as `role: text` (blocks joined).
+fn transcript(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] != "system")
+        .map(|m| {
+            let text = match &m["content"] {
+                Value::String(text) => text.clone(),
+                Value::Array(blocks) => blocks
+                    .iter()
+                    .filter_map(|b| b["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join(""),
+                _ => String::new(),
+            };
+            format!("{}: {text}", m["role"].as_str().unwrap_or(""))
+        })
+        .collect()
+}
+
+const ASK_ECHO: &str = "[[rule]]\ndecision = \"ask\"\nprefix = \"echo\"\n";
+
+#[test]
+fn an_approved_ask_command_runs_and_always_writes_an_allow_rule() {
+    let mock = Mock::start(vec![
+        bash_call("call_1", "echo approved-out"),
+        answer("first done"),
+        bash_call("call_2", "echo always-out"),
+        answer("second done"),
+    ]);
+    let dir = project(&mock, Some(ASK_ECHO));
+    let tmux = open_rho(dir.path());
+
+    send(&tmux, "run it");
+    let dialog = tmux.wait_for("the approval dialog", |s| {
+        s.contains("Allow this command?") && s.contains("$ echo approved-out")
+    });
+    assert!(dialog.contains("Always allow (a)"), "{dialog}");
+    assert!(dialog.contains("rule 1 (\"echo\")"), "{dialog}");
+    tmux.keys(&["y"]);
+    tmux.wait_for("the answer", |s| s.contains("first done"));
+    let bodies = mock.wait_requests(2);
+    assert_eq!(
+        transcript(&bodies[1]),
+        ["user: run it", "assistant: ", "tool: approved-out\n"]
+    );
+
+    send(&tmux, "again");
+    tmux.wait_for("the second dialog", |s| s.contains("$ echo always-out"));
+    tmux.keys(&["a"]);
+    tmux.wait_for("the second answer", |s| s.contains("second done"));
+    let bodies = mock.wait_requests(4);
+    assert_eq!(
+        transcript(&bodies[3])[4..],
+        ["user: again", "assistant: ", "tool: always-out\n"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(".rho/rules.toml")).unwrap(),
+        format!(
+            "{ASK_ECHO}\n# Added by \"always allow\" in the interactive mode.\n\
+             [[rule]]\ndecision = \"allow\"\nprefix = \"echo always-out\"\n"
+        )
+    );
+    tmux.keys(&["C-c", "C-c"]);
+    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
+}
+
+#[test]
+fn a_denied_ask_command_reaches_the_model_as_the_gates_refusal() {
+    let mock = Mock::start(vec![
+        bash_call("call_1", "echo never && touch ran.txt"),
+        answer("understood"),
+    ]);
+    let dir = project(&mock, Some(ASK_ECHO));
+    let tmux = open_rho(dir.path());
+    send(&tmux, "try it");
+    tmux.wait_for("the approval dialog", |s| s.contains("Allow this command?"));
+    tmux.keys(&["n"]);
+    tmux.wait_for("the answer", |s| s.contains("understood"));
+    let bodies = mock.wait_requests(2);
+    assert_eq!(
+        transcript(&bodies[1]),
+        [
+            "user: try it",
+            "assistant: ",
+            "tool: Command \"echo never\" was not approved by the user."
+        ]
+    );
+    assert!(!dir.path().join("ran.txt").exists());
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
+}
+
+#[test]
+fn a_bang_command_reaches_the_next_request_and_a_double_bang_does_not() {
+    let mock = Mock::start(vec![answer("seen")]);
+    let dir = project(&mock, None);
+    let tmux = open_rho_with(dir.path(), "--session-dir sessions");
+    send(&tmux, "!echo hi");
+    tmux.wait_for("the command's block", |s| {
+        s.contains("✓ bash echo hi") && s.contains("  hi")
+    });
+    send(&tmux, "!!echo hidden");
+    tmux.wait_for("the second block", |s| s.contains("✓ bash echo hidden"));
+    send(&tmux, "what did I run?");
+    tmux.wait_for("the answer", |s| s.contains("seen"));
+    let bodies = mock.wait_requests(1);
+    // Pi keeps the output's last newline inside the fence.
+    assert_eq!(
+        transcript(&bodies[0]),
+        [
+            "user: Ran `echo hi`\n```\nhi\n\n```",
+            "user: what did I run?"
+        ]
+    );
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
+    // Both are in the session file; only the `!!` one is marked to stay out of the context.
+    let files: Vec<_> = std::fs::read_dir(dir.path().join("sessions"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let recorded: Vec<Value> = std::fs::read_to_string(&files[0])
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["message"]["role"] == "bashExecution")
+        .map(|e| {
+            let mut m = e["message"].clone();
+            m.as_object_mut().unwrap().remove("timestamp");
+            m
+        })
+        .collect();
+    assert_eq!(
+        recorded,
+        [
+            json!({"role": "bashExecution", "command": "echo hi", "output": "hi\n",
+                "exitCode": 0, "cancelled": false, "truncated": false}),
+            json!({"role": "bashExecution", "command": "echo hidden", "output": "hidden\n",
+                "exitCode": 0, "cancelled": false, "truncated": false,
+                "excludeFromContext": true}),
+        ]
+    );
+}
+
+#[test]
+fn a_steering_message_typed_while_a_tool_runs_follows_its_result_and_escape_aborts() {
+    // The tool waits for a file the test creates once the steering message is queued.
+    let wait = "while [ ! -e go ]; do sleep 0.05; done; echo released";
+    let mock = Mock::start(vec![
+        bash_call("call_1", wait),
+        answer("steered"),
+        bash_call("call_2", "while true; do sleep 0.05; done"),
+    ]);
+    let dir = project(&mock, None);
+    let tmux = open_rho(dir.path());
+    send(&tmux, "start");
+    tmux.wait_for("the running tool", |s| {
+        s.contains("esc to interrupt") && s.contains("bash while")
+    });
+    send(&tmux, "also this");
+    tmux.wait_for("the queued message", |s| s.contains("Queued: 1 steering"));
+    std::fs::write(dir.path().join("go"), "").unwrap();
+    tmux.wait_for("the answer", |s| s.contains("steered"));
+    let bodies = mock.wait_requests(2);
+    assert_eq!(
+        transcript(&bodies[1]),
+        [
+            "user: start",
+            "assistant: ",
+            "tool: released\n",
+            "user: also this"
+        ]
+    );
+
+    send(&tmux, "loop");
+    tmux.wait_for("the endless tool", |s| {
+        s.contains("esc to interrupt") && s.contains("while true")
+    });
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the abort", |s| {
+        s.contains("Aborted") && !s.contains("esc to interrupt")
+    });
+    assert_eq!(mock.bodies().len(), 3, "no request after the abort");
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
+}
+
+#[test]
+fn escape_stops_a_running_bang_command() {
+    let mock = Mock::start(vec![]);
+    let dir = project(&mock, None);
+    let tmux = open_rho(dir.path());
+    send(&tmux, "!echo started; while true; do sleep 0.05; done");
+    tmux.wait_for("the running command", |s| s.contains("bash echo started;"));
+    tmux.keys(&["Escape"]);
+    let screen = tmux.wait_for("the cancelled block", |s| {
+        s.contains("■ bash echo started;")
+    });
+    assert!(screen.contains("(command cancelled)"), "{screen}");
+    assert_eq!(mock.bodies().len(), 0, "nothing was sent to the model");
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
+}
+
+#[test]
+fn a_bang_command_run_while_the_agent_works_joins_the_context_after_that_run() {
+    let mock = Mock::start(vec![
+        bash_call(
+            "call_1",
+            "while [ ! -e go ]; do sleep 0.05; done; echo released",
+        ),
+        answer("one"),
+        answer("two"),
+    ]);
+    let dir = project(&mock, None);
+    let tmux = open_rho(dir.path());
+    send(&tmux, "start");
+    tmux.wait_for("the running tool", |s| s.contains("esc to interrupt"));
+    send(&tmux, "!echo side");
+    tmux.wait_for("the side command", |s| s.contains("✓ bash echo side"));
+    std::fs::write(dir.path().join("go"), "").unwrap();
+    tmux.wait_for("the first answer", |s| {
+        s.contains("one") && !s.contains("esc to")
+    });
+    send(&tmux, "next");
+    tmux.wait_for("the second answer", |s| s.contains("two"));
+    let bodies = mock.wait_requests(3);
+    assert_eq!(
+        transcript(&bodies[1]),
+        ["user: start", "assistant: ", "tool: released\n"],
+        "the running prompt never sees it"
+    );
+    assert_eq!(
+        transcript(&bodies[2]),
+        [
+            "user: start",
+            "assistant: ",
+            "tool: released\n",
+            "assistant: one",
+            "user: Ran `echo side`\n```\nside\n\n```",
+            "user: next"
+        ]
+    );
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
+}
+
+#[test]
+fn shift_tab_cycles_the_thinking_level_in_the_footer_and_the_session_file() {
+    let mock = Mock::start(vec![]);
+    let dir = project_with_model(&mock, None, json!({"id": "a", "reasoning": true}));
+    let tmux = open_rho_with(dir.path(), "--session-dir sessions --thinking low");
+    tmux.wait_for("the level in the footer", |s| s.contains("a • low"));
+    tmux.keys(&["BTab"]);
+    tmux.wait_for("the next level", |s| s.contains("a • medium"));
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
+    let files: Vec<_> = std::fs::read_dir(dir.path().join("sessions"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let levels: Vec<Value> = std::fs::read_to_string(&files[0])
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["type"] == "thinking_level_change")
+        .map(|e| e["thinkingLevel"].clone())
+        .collect();
+    assert_eq!(levels, [json!("low"), json!("medium")]);
+}
