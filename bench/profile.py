@@ -33,6 +33,17 @@ def total_ir(cmd, cwd, env, out_file):
     return None
 
 
+def peak_rss_kib(cmd, cwd, env, runs=5):
+    """Median peak RSS of `cmd` in KiB, from GNU time's %M."""
+    values = []
+    for _ in range(runs):
+        r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True, check=True)
+        values.append(int(r.stderr.strip().splitlines()[-1]))
+    values.sort()
+    return values[len(values) // 2]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--skip-build", action="store_true")
@@ -40,10 +51,12 @@ def main():
     ap.add_argument("--features", default="", help="'' = default features; 'none' = --no-default-features")
     ap.add_argument("--peers-dir", default=os.path.join(os.path.dirname(ROOT), "shared", "peers"))
     ap.add_argument("--lock", default="/tmp/rho-cargo.lock")
+    ap.add_argument("--exe", help="profile this binary instead of building one (implies --skip-build)")
+    ap.add_argument("--output", default=os.path.join(ROOT, "bench", "profile.txt"))
     a = ap.parse_args()
     target = os.path.join(ROOT, "target", "profiling")
-    exe = os.path.join(target, "dist", "rho")
-    if not a.skip_build:
+    exe = a.exe or os.path.join(target, "dist", "rho")
+    if not a.skip_build and not a.exe:
         cmd = ["cargo", "build", "--profile", "dist", "-p", "rho", "--target-dir", target]
         if a.features == "none":
             cmd.append("--no-default-features")
@@ -75,6 +88,18 @@ def main():
                              check=True).stdout
         lines = [l for l in ann.splitlines() if re.match(r"^\s*[0-9,]+ \(", l)]
         report += [l[:200] for l in lines[:a.top]]
+        report.append("")
+        for name in ("text-only", "two-tools"):
+            sc = json.load(open(os.path.join(scen_dir, name + ".json")))
+            ws = wire.make_workspace(out, sc)
+            cmd = [exe, "--mode", "json", "-p", "--no-session", "--provider", "mock-chat", "--model", name,
+                   sc["prompt"]]
+            ir = total_ir(cmd, ws, env, os.path.join(out, "cg." + name))
+            rss = peak_rss_kib(cmd, ws, env)
+            report.append("%s: %s instructions, peak RSS %.1f MiB (median of 5)" % (name, format(ir, ","), rss / 1024))
+        ir = total_ir([exe, "--version"], ws, env, os.path.join(out, "cg.version.profiled"))
+        report.append("`%s --version`, total instructions: %s, peak RSS %.1f MiB" % (
+            os.path.relpath(exe, ROOT), format(ir, ","), peak_rss_kib([exe, "--version"], ws, env) / 1024))
         for name in ("rho", "rho-nolocal"):
             stripped = os.path.join(ROOT, "target", "dist", name)
             if os.path.exists(stripped):
@@ -84,7 +109,7 @@ def main():
         mock.stop()
     text = "\n".join(report) + "\n"
     print(text)
-    with open(os.path.join(ROOT, "bench", "profile.txt"), "w") as f:
+    with open(a.output, "w") as f:
         f.write(text)
 
 

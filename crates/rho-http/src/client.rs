@@ -62,19 +62,35 @@ pub(crate) enum SendError {
     Connect(String),
 }
 
-/// A cheap-to-clone handle on one lazily built `reqwest::Client`: connections are pooled and
-/// reused (HTTP/2 when the server offers it), TLS is rustls, redirects are not followed and
-/// nothing is retried — a retry is always the session's, visible as an event.
+/// A cheap-to-clone handle on two lazily built `reqwest` clients, one for `https` and one for
+/// plain `http` that never loads root certificates: connections are pooled and reused (HTTP/2
+/// when the server offers it), TLS is rustls, redirects are not followed and nothing is
+/// retried — a retry is always the session's, visible as an event.
 #[derive(Clone, Debug)]
 pub struct HttpClient {
     inner: Arc<Inner>,
 }
 
+/// Two clients, each built on its first request, so a run that never calls a model sets up
+/// nothing, and a run against a plain `http://` server (a local model, the benchmarks' mock)
+/// never reads the system's root certificates: decoding that store costs more than the whole
+/// rest of a short run.
 #[derive(Debug)]
 struct Inner {
     config: HttpConfig,
-    /// Built on the first request, so a run that never calls a model sets up no TLS.
-    client: OnceLock<Result<reqwest::Client, String>>,
+    /// For `https` URLs, and for everything when a proxy may be in the way: the platform's roots.
+    tls: OnceLock<Result<reqwest::Client, String>>,
+    /// For `http` URLs without a proxy: rustls still configured, but with an empty root store.
+    plain: OnceLock<Result<reqwest::Client, String>>,
+}
+
+/// Which trust a client is built with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Roots {
+    /// The platform verifier with the system's root certificates.
+    Platform,
+    /// No root certificate at all: only for URLs that never reach TLS.
+    None,
 }
 
 impl Default for HttpClient {
@@ -89,7 +105,8 @@ impl HttpClient {
         HttpClient {
             inner: Arc::new(Inner {
                 config,
-                client: OnceLock::new(),
+                tls: OnceLock::new(),
+                plain: OnceLock::new(),
             }),
         }
     }
@@ -106,17 +123,21 @@ impl HttpClient {
         &self.inner.config
     }
 
-    fn client(&self) -> Result<&reqwest::Client, SendError> {
-        self.inner
-            .client
-            .get_or_init(|| build(&self.inner.config))
+    fn client(&self, roots: Roots) -> Result<&reqwest::Client, SendError> {
+        let slot = match roots {
+            Roots::Platform => &self.inner.tls,
+            Roots::None => &self.inner.plain,
+        };
+        slot.get_or_init(|| build(&self.inner.config, roots))
             .as_ref()
             .map_err(|message| SendError::Client(message.clone()))
     }
 
     /// Sends one POST and waits for the response head. Exactly one request goes out.
     pub(crate) async fn send(&self, request: PostRequest) -> Result<reqwest::Response, SendError> {
-        let client = self.client()?;
+        let proxy_set =
+            self.inner.config.proxy_from_env && proxy_in_env(|name| std::env::var_os(name));
+        let client = self.client(roots_for(&request.url, proxy_set))?;
         let headers = header_map(request.headers)?;
         client
             .post(request.url)
@@ -128,7 +149,28 @@ impl HttpClient {
     }
 }
 
-fn build(config: &HttpConfig) -> Result<reqwest::Client, String> {
+/// The trust a request to `url` needs: none for a plain `http` URL, unless a proxy may carry it
+/// (an `https://` proxy needs the roots, and reqwest's proxy rules are not worth re-deriving).
+/// Redirects are never followed, so an `http` request cannot end up on an `https` URL.
+fn roots_for(url: &str, proxy_set: bool) -> Roots {
+    let plain_http = url
+        .get(..7)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"));
+    if plain_http && !proxy_set {
+        Roots::None
+    } else {
+        Roots::Platform
+    }
+}
+
+/// Whether any variable reqwest reads a proxy for an `http` URL from is set and non-empty.
+fn proxy_in_env(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> bool {
+    ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"]
+        .iter()
+        .any(|name| var(name).is_some_and(|value| !value.is_empty()))
+}
+
+fn build(config: &HttpConfig, roots: Roots) -> Result<reqwest::Client, String> {
     // reqwest is built without its own crypto provider; ring is smaller than aws-lc. An `Err`
     // means another provider was installed first, which reqwest then uses: fine either way.
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -140,6 +182,10 @@ fn build(config: &HttpConfig) -> Result<reqwest::Client, String> {
         .retry(reqwest::retry::never());
     if !config.proxy_from_env {
         builder = builder.no_proxy();
+    }
+    if roots == Roots::None {
+        // An empty root store instead of the platform verifier: nothing is read or decoded.
+        builder = builder.tls_certs_only(Vec::<reqwest::Certificate>::new());
     }
     builder.build().map_err(error_chain)
 }
@@ -202,6 +248,60 @@ pub(crate) fn error_chain(error: reqwest::Error) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_plain_http_without_a_proxy_goes_without_root_certificates() {
+        let cases = [
+            ("http://127.0.0.1:8080/v1", false, Roots::None),
+            ("HTTP://localhost/v1", false, Roots::None),
+            ("https://api.anthropic.com/v1", false, Roots::Platform),
+            ("http://127.0.0.1:8080/v1", true, Roots::Platform),
+            ("http:/", false, Roots::Platform),
+            ("", false, Roots::Platform),
+        ];
+        let chosen: Vec<(&str, bool, Roots)> = cases
+            .iter()
+            .map(|(url, proxy, _)| (*url, *proxy, roots_for(url, *proxy)))
+            .collect();
+        assert_eq!(chosen, cases);
+    }
+
+    #[test]
+    fn an_empty_proxy_variable_is_no_proxy() {
+        let env = |set: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                set.iter()
+                    .find(|(key, _)| *key == name)
+                    .map(|(_, value)| std::ffi::OsString::from(value))
+            }
+        };
+        assert!(!proxy_in_env(env(&[])));
+        assert!(!proxy_in_env(env(&[("HTTP_PROXY", "")])));
+        assert!(proxy_in_env(env(&[("all_proxy", "https://proxy:3128")])));
+        assert!(!proxy_in_env(env(&[("HTTPS_PROXY", "https://proxy:3128")])));
+    }
+
+    #[tokio::test]
+    async fn a_request_to_a_plain_http_server_builds_only_the_client_without_roots() {
+        let server =
+            rho_testkit::MockServer::start(vec![rho_testkit::MockResponse::new(200)]).await;
+        // No proxy from the environment, so the test does not depend on the machine's variables.
+        let client = HttpClient::new(HttpConfig {
+            proxy_from_env: false,
+            ..HttpConfig::default()
+        });
+        let response = client
+            .send(PostRequest {
+                url: format!("{}/v1/chat/completions", server.base_url()),
+                headers: vec![],
+                body: b"{}".to_vec(),
+            })
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        assert!(client.inner.plain.get().is_some_and(Result::is_ok));
+        assert!(client.inner.tls.get().is_none());
+    }
 
     #[test]
     fn credential_headers_are_sensitive_and_content_type_is_json() {

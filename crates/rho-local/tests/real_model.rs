@@ -292,6 +292,34 @@ async fn a_prompt_longer_than_the_window_is_a_context_overflow_error() {
 }
 
 #[tokio::test]
+async fn a_reply_that_spends_its_whole_budget_fits_the_context_sized_for_it() {
+    // The context holds the prompt and the token budget, rounded up to 256 cells: a call that
+    // needs 257 cells must get 512, so its last token still has a cell.
+    let _alone = ONE_AT_A_TIME.lock().await;
+    // A long prompt, so the budget that fills the cells is short enough for the model to spend.
+    let text = "The quick brown fox jumps over the lazy dog. ".repeat(16)
+        + "Write a long story about a robot who learns to paint.";
+    let prompt = || context(vec![user(&text)], vec![]);
+    let budget = |max_tokens| StreamOptions {
+        max_tokens: Some(max_tokens),
+        ..Default::default()
+    };
+    let (_, probe) = run(prompt(), budget(1)).await;
+    let to_fill = 257 - probe.usage.input;
+    let (kinds, message) = run(prompt(), budget(to_fill)).await;
+    assert_eq!(
+        (kinds, message.stop_reason, message.usage.output),
+        (
+            vec!["start", "text_start", "text_delta", "text_end", "done"],
+            StopReason::Length,
+            to_fill
+        ),
+        "{:?}",
+        message.error_message
+    );
+}
+
+#[tokio::test]
 async fn a_gguf_cut_short_fails_to_load_with_an_error_event() {
     let _alone = ONE_AT_A_TIME.lock().await;
     let dir = tempfile::tempdir().unwrap();

@@ -6,7 +6,7 @@ use std::path::Path;
 use rho_ai::{Model, ModelCost};
 use serde_json::{Map, Value};
 
-use crate::catalog::{ModelEntry, ThinkingLevelMap, builtin_models_of, is_builtin_provider};
+use crate::catalog::{ModelEntry, ThinkingLevelMap, first_builtin_model_of, is_builtin_provider};
 use crate::error::ModelsJsonError;
 use crate::jsonc::strip_comments_and_trailing_commas;
 use crate::schema;
@@ -186,7 +186,8 @@ fn collect(providers: &Map<String, Value>) -> CustomConfig {
     }
     for (name, config) in providers {
         // Built-in defaults come from the provider's first built-in model.
-        let builtin = builtin_models_of(name).next().map(|entry| &entry.model);
+        let builtin = first_builtin_model_of(name);
+        let builtin = builtin.as_ref().map(|entry| &entry.model);
         for definition in models_of(config) {
             let Some(entry) = custom_model(name, config, definition, builtin) else {
                 continue;

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::auth::AuthStore;
-use crate::catalog::{ModelEntry, builtin_models};
+use crate::catalog::{ModelEntry, builtin_entries};
 use crate::error::{KeyError, ModelsJsonError};
 use crate::key::{ApiKey, resolve_config_value};
 use crate::models_json::{self, CustomConfig, ProviderRequestConfig};
@@ -84,10 +84,9 @@ impl ModelRegistry {
     }
 
     fn with_custom(custom: CustomConfig) -> Self {
-        let mut models: Vec<ModelEntry> = builtin_models()
-            .iter()
-            .map(|builtin| {
-                let mut entry = builtin.clone();
+        let mut models: Vec<ModelEntry> = builtin_entries()
+            .into_iter()
+            .map(|mut entry| {
                 let provider = entry.model.provider.as_str();
                 if let Some((base_url, compat)) = custom.provider_overrides.get(provider) {
                     if let Some(base_url) = base_url {
