@@ -50,6 +50,10 @@ pub struct App {
     pub last_escape: Option<Instant>,
     /// `!cmd` runs started, for their entries' ids.
     pub shell_runs: u64,
+    /// The `/resume`, `/fork` or `/tree` overlay, while open.
+    pub sessions: Option<crate::sessions::SessionsOverlay>,
+    /// `/` commands, the model picker, the keybindings and the theme.
+    pub commands: crate::slash::Commands,
 }
 
 /// Two presses of Ctrl+C closer than this exit (Pi: 500 ms).
@@ -75,6 +79,8 @@ impl App {
             files: None,
             last_escape: None,
             shell_runs: 0,
+            sessions: None,
+            commands: crate::slash::Commands::default(),
         }
     }
 

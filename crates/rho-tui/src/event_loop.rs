@@ -48,6 +48,18 @@ pub struct Hooks {
     pub exit_after_first_frame: bool,
     /// Told of every thinking level the user picks (the session file records it).
     pub thinking_changed: Option<Box<dyn Fn(ThinkingLevel) + Send>>,
+    /// Lists and switches sessions (`/resume`, `/new`, `/fork`, `/tree`); without one they are
+    /// refused with a message.
+    pub sessions: Option<Arc<dyn crate::sessions::SessionSwitcher>>,
+    /// Commands carried out before the first key (`rho --resume` opens the session picker).
+    pub start_commands: Vec<Command>,
+    /// Carries out `/model`, `/session`, `/export`, `/settings`…; without one they are refused
+    /// with a message.
+    pub commands: Option<Arc<dyn crate::slash::CommandHost>>,
+    /// The command registry (with skills and templates), the keybindings and the theme.
+    pub ui: crate::slash::Commands,
+    /// Start-up problems to show as the first lines (a bad `keybindings.json`).
+    pub warnings: Vec<String>,
 }
 
 /// Runs the interactive mode on `session` until the user leaves. `initial` prompts (from the
@@ -62,7 +74,8 @@ pub async fn run(
     let guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     terminal.clear()?;
-    let outcome = drive(&mut terminal, &session, info, initial, hooks).await;
+    let mut session = session;
+    let outcome = drive(&mut terminal, &mut session, info, initial, hooks).await;
     // A run still going would keep tools alive after the screen is gone.
     session.abort_now();
     drop(terminal);
@@ -72,19 +85,27 @@ pub async fn run(
 
 async fn drive(
     terminal: &mut Terminal<CrosstermBackend<io::Stdout>>,
-    session: &AgentSession,
+    session: &mut AgentSession,
     info: SessionInfo,
     initial: Vec<String>,
-    hooks: Hooks,
+    mut hooks: Hooks,
 ) -> Result<(), TuiError> {
-    let (event_tx, mut session_events) = mpsc::unbounded_channel::<SessionEvent>();
-    session.subscribe(move |event| {
-        let _ = event_tx.send(event.clone());
-    });
+    let mut session_events = listen(session);
+    let mut switching = crate::sessions::switch::Switching::new(hooks.sessions.take());
     let (failed_tx, mut failed_prompts) = mpsc::unbounded_channel::<String>();
     let mut app = App::new(info);
+    app.commands = std::mem::take(&mut hooks.ui);
+    let command_host = hooks.commands.take();
+    for warning in std::mem::take(&mut hooks.warnings) {
+        app.transcript
+            .push(crate::transcript::Entry::Error(warning));
+    }
     app.status.git_branch = git_branch(&hooks.cwd);
     app.pending_prompts = initial.into();
+    for command in std::mem::take(&mut hooks.start_commands) {
+        // Only the sessions commands make sense before the session has done anything.
+        let _ = switching.handle(&mut app, command);
+    }
     let mut side = Side::new(hooks);
     let mut input = EventStream::new();
     let mut tick = tokio::time::interval(TICK);
@@ -108,7 +129,14 @@ async fn drive(
             event = input.next() => match event {
                 Some(Ok(Event::Key(key))) => {
                     for command in app.on_key(key, Instant::now()) {
-                        side.execute(session, &mut app, command, &failed_tx);
+                        if let Command::Slash(action) = command {
+                            let host = command_host.as_ref();
+                            crate::slash::host::run_action(host, session, &mut app, action);
+                            continue;
+                        }
+                        if let Some(command) = switching.handle(&mut app, command) {
+                            side.execute(session, &mut app, command, &failed_tx);
+                        }
                     }
                 }
                 Some(Ok(Event::Paste(text))) => {
@@ -136,10 +164,26 @@ async fn drive(
             }
             Some(done) = side.shell_done.recv() => side.shell_finished(&mut app, done),
             Some(files) = side.files_done.recv() => app.files_indexed(files),
+            Some(result) = switching.done.recv() => {
+                if let Some(next) = switching.finished(&mut app, result) {
+                    // The old session's late events go to a channel nobody reads any more.
+                    *session = next;
+                    session_events = listen(session);
+                }
+            }
             _ = tick.tick(), if app.animating() => {}
             () = stop.next() => return Ok(()),
         }
     }
+}
+
+/// The session's events, from now on, on a channel of their own.
+fn listen(session: &AgentSession) -> mpsc::UnboundedReceiver<SessionEvent> {
+    let (event_tx, events) = mpsc::unbounded_channel::<SessionEvent>();
+    session.subscribe(move |event| {
+        let _ = event_tx.send(event.clone());
+    });
+    events
 }
 
 /// Hands one command to the session. A prompt runs on its own task so the loop keeps drawing;
@@ -168,6 +212,13 @@ pub(crate) fn execute(
             .update_state(|state| state.thinking_level = level),
         // Handled beside the session (`side.rs`).
         Command::Answer(..) | Command::Shell(_) | Command::IndexFiles | Command::CancelShell => {}
+        // Handled by the loop itself: they replace the session (`sessions/switch.rs`).
+        Command::OpenSessionPicker
+        | Command::OpenForkPicker
+        | Command::OpenTree
+        | Command::SwitchSession(_) => {}
+        // Handled by the loop with the command host (`slash/host.rs`).
+        Command::Slash(_) => {}
     }
 }
 

@@ -34,6 +34,16 @@ pub enum Command {
     IndexFiles,
     /// Stop the running `!cmd`.
     CancelShell,
+    /// `/resume`: open the session picker.
+    OpenSessionPicker,
+    /// `/fork`: open the picker of user messages to fork before.
+    OpenForkPicker,
+    /// `/tree`: open the session tree navigator.
+    OpenTree,
+    /// Replace or re-branch the running session (`/new` is `SwitchSession(SwitchRequest::New)`).
+    SwitchSession(crate::sessions::SwitchRequest),
+    /// Work of a `/` command for the event loop (`slash/host.rs`).
+    Slash(crate::slash::SlashAction),
 }
 
 /// Lines one PageUp/PageDown scrolls the conversation.
@@ -44,6 +54,19 @@ impl App {
     pub fn on_key(&mut self, key: KeyEvent, now: Instant) -> Vec<Command> {
         if key.kind == KeyEventKind::Release {
             return Vec::new();
+        }
+        if self.sessions.is_some() {
+            return self.sessions_key(key);
+        }
+        if let Some(commands) = self.commands_overlay_key(key) {
+            return commands;
+        }
+        let key = match self.bound_key(key) {
+            Ok(key) => key,
+            Err(commands) => return commands,
+        };
+        if let Some(commands) = self.slash_key(key) {
+            return commands;
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
@@ -103,15 +126,25 @@ impl App {
             KeyCode::PageDown => self.scroll = self.scroll.saturating_sub(PAGE),
             _ => {}
         }
+        self.refresh_slash();
         self.refresh_completion()
     }
 
     /// A bracketed paste: inserted as typed, newlines kept; a large one as a marker.
     pub fn on_paste(&mut self, text: &str) -> Vec<Command> {
-        if !self.approvals.is_empty() {
+        if !self.approvals.is_empty() || self.sessions.is_some() {
+            return Vec::new();
+        }
+        if let Some(open) = &mut self.commands.model_picker {
+            let query = format!("{}{}", open.picker.query(), text.trim());
+            open.picker.set_query(query);
+            return Vec::new();
+        }
+        if self.commands.panel.is_some() {
             return Vec::new();
         }
         self.editor.paste(text);
+        self.refresh_slash();
         self.refresh_completion()
     }
 
@@ -139,6 +172,9 @@ impl App {
                 return Vec::new();
             }
             return vec![Command::Shell(line)];
+        }
+        if let Some(commands) = self.slash_submit(&text) {
+            return commands;
         }
         if !self.working {
             self.start_prompt(now);

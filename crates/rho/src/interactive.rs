@@ -8,8 +8,6 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use rho_agent::{AgentMessage, CustomMessage};
-use rho_host::AgentSession;
-use rho_host::persist::Persistence;
 use rho_tui::approval::TuiApprover;
 use rho_tui::user_shell::{ShellOutput, UserShell};
 use rho_tui::{Hooks, SessionInfo};
@@ -20,6 +18,8 @@ use crate::prompt_input::resolve_prompts;
 use crate::rpc::user_bash::{self, BashCancel, BashResult, UserBashContext};
 use crate::run::{self, Built, Extras};
 use crate::session_choice::SessionTarget;
+use crate::session_switch::{self, Live, LiveHandle, Switcher, SwitcherParts};
+use crate::slash_host::{self, SlashHost};
 
 /// Set to `1`, the UI leaves right after its first frame: `bench/startup_tui.sh` times it.
 const EXIT_AFTER_FIRST_FRAME: &str = "RHO_EXIT_AFTER_FIRST_FRAME";
@@ -41,37 +41,57 @@ pub async fn run(mut cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Res
     };
     let rules_file = chosen.run_cwd.join(".rho").join("rules.toml");
     let (approver, approvals) = TuiApprover::new(rules_file);
+    let approver: Arc<dyn rho_host::gate::Approver> = Arc::new(approver);
+    let context_hooks: Arc<dyn rho_agent::ContextHooks> = Arc::new(UserBashContext);
     let extras = Extras {
-        approver: Some(Arc::new(approver)),
-        context_hooks: Some(Arc::new(UserBashContext)),
+        approver: Some(approver.clone()),
+        context_hooks: Some(context_hooks.clone()),
     };
+    let open_picker = cli.resume;
+    let home = rho_models::rho_home(&rho_models::ProcessEnvironment);
+    let theme = slash_host::theme_setting(home.as_deref(), &chosen.run_cwd);
+    let settings_rows = slash_host::settings_rows(&chosen.settings, theme.as_deref());
+    let built = run::build_with(&cli, chosen, target, extras)?;
+    let info = describe(&built);
+    let (ui, warnings) = slash_host::ui_setup(&cli, home.as_deref(), &built.run_cwd);
+    let catalog = slash_host::catalog(&cli, &built.model.provider);
     let Built {
         session,
         persistence,
-        model,
-        thinking,
         run_cwd,
-        auto_compact,
+        router,
         ..
-    } = run::build_with(&cli, chosen, target, extras)?;
-    let info = SessionInfo {
-        provider: model.provider.clone(),
-        model_id: model.id.clone(),
-        reasoning: model.reasoning,
-        thinking,
-        context_window: model.context_window,
-        auto_compact,
-        cwd: display_path(&run_cwd),
+    } = built;
+    let live: LiveHandle = Arc::new(Mutex::new(Live {
+        session: session.clone(),
+        persistence,
+        run_cwd: run_cwd.clone(),
+        router,
+    }));
+    let switcher = Switcher::new(SwitcherParts {
+        cli,
+        cwd: cwd.to_path_buf(),
+        home: rho_models::rho_home(&rho_models::ProcessEnvironment),
+        approver: Some(approver),
+        context_hooks: Some(context_hooks),
+        describe,
+        info: info.clone(),
+        live: live.clone(),
+    });
+    let command_host = SlashHost {
+        live: live.clone(),
+        catalog,
+        cwd: cwd.to_path_buf(),
+        settings: settings_rows,
     };
     let shell = SessionShell {
-        session: session.clone(),
-        persistence: persistence.clone(),
-        cwd: run_cwd.clone(),
+        live: live.clone(),
         running: Mutex::new(None),
     };
-    let recorder = persistence.clone();
+    let recorder = live.clone();
     let thinking_changed = move |level| {
-        if let Some(persistence) = &recorder {
+        let persistence = session_switch::lock(&recorder).persistence.clone();
+        if let Some(persistence) = &persistence {
             // Best effort: the level is in effect either way, and a session file that cannot
             // be written fails the next message's write too, which is reported on exit.
             let _ = persistence.record_thinking_level(level);
@@ -83,8 +103,18 @@ pub async fn run(mut cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Res
         shell: Some(Arc::new(shell)),
         exit_after_first_frame: std::env::var_os(EXIT_AFTER_FIRST_FRAME).is_some_and(|v| v == "1"),
         thinking_changed: Some(Box::new(thinking_changed)),
+        sessions: Some(Arc::new(switcher)),
+        start_commands: if open_picker {
+            vec![rho_tui::Command::OpenSessionPicker]
+        } else {
+            Vec::new()
+        },
+        commands: Some(Arc::new(command_host)),
+        ui,
+        warnings,
     };
     let outcome = rho_tui::run(session, info, initial, hooks).await;
+    let persistence = session_switch::lock(&live).persistence.clone();
     // The terminal is back to normal here, so these messages are readable.
     if let Some(persistence) = &persistence {
         if let Err(error) = persistence.sync() {
@@ -101,9 +131,8 @@ pub async fn run(mut cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Res
 /// `!cmd` for this session: run as the RPC `bash` command runs, recorded as a
 /// `bashExecution` message in the agent's transcript and the session file.
 struct SessionShell {
-    session: AgentSession,
-    persistence: Option<Persistence>,
-    cwd: PathBuf,
+    /// The session the command is recorded in: whichever is live when it ends.
+    live: LiveHandle,
     /// Stops the command running now.
     running: Mutex<Option<BashCancel>>,
 }
@@ -121,7 +150,8 @@ impl UserShell for SessionShell {
     async fn run(&self, command: &str) -> Result<ShellOutput, String> {
         let cancel = BashCancel::new();
         *self.running() = Some(cancel.clone());
-        let result = user_bash::run(command, &self.cwd, &cancel).await;
+        let cwd = session_switch::lock(&self.live).run_cwd.clone();
+        let result = user_bash::run(command, &cwd, &cancel).await;
         *self.running() = None;
         let result = result.map_err(|error| format!("Cannot run the command: {error}"))?;
         Ok(ShellOutput {
@@ -143,10 +173,14 @@ impl UserShell for SessionShell {
 
     fn record(&self, command: &str, output: &ShellOutput, exclude_from_context: bool) {
         let message = bash_message(command, output, exclude_from_context);
-        if let Some(persistence) = &self.persistence {
+        let (session, persistence) = {
+            let live = session_switch::lock(&self.live);
+            (live.session.clone(), live.persistence.clone())
+        };
+        if let Some(persistence) = &persistence {
             let _ = persistence.with_file(|file| file.append_message(message.clone()));
         }
-        self.session
+        session
             .agent()
             .update_state(|state| state.messages.push(message));
     }
@@ -180,8 +214,21 @@ fn bash_message(command: &str, output: &ShellOutput, exclude: bool) -> AgentMess
     AgentMessage::Custom(Arc::new(custom))
 }
 
+/// What the status line shows for a built session.
+fn describe(built: &Built) -> SessionInfo {
+    SessionInfo {
+        provider: built.model.provider.clone(),
+        model_id: built.model.id.clone(),
+        reasoning: built.model.reasoning,
+        thinking: built.thinking,
+        context_window: built.model.context_window,
+        auto_compact: built.auto_compact,
+        cwd: display_path(&built.run_cwd),
+    }
+}
+
 /// The path with the home directory shown as `~` (Pi's footer).
-fn display_path(path: &Path) -> String {
+pub(crate) fn display_path(path: &Path) -> String {
     let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
     match home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {
         Some(rest) if rest.as_os_str().is_empty() => "~".to_owned(),

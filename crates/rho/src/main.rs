@@ -3,6 +3,7 @@
 
 mod argv;
 mod auth;
+mod branch_summary;
 mod cli;
 mod export;
 mod interactive;
@@ -14,7 +15,10 @@ mod prompt_input;
 mod rpc;
 mod run;
 mod session_choice;
+mod session_switch;
+mod session_tree;
 mod setup;
+mod slash_host;
 mod verify;
 
 use std::process::ExitCode;

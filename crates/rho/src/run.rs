@@ -22,6 +22,7 @@ use crate::cli::{Cli, Mode};
 use crate::model_choice::{self, ModelChoice};
 use crate::output::{print_final_answer, write_json_line};
 use crate::prompt_input::{Prompts, resolve_prompts};
+use crate::rpc::models::{Route, RoutedProvider};
 use crate::session_choice::{
     SessionTarget, choose_session, ephemeral_header, restore_model, restored_thinking,
 };
@@ -216,6 +217,8 @@ pub struct Built {
     pub run_cwd: PathBuf,
     /// Whether compaction runs on its own.
     pub auto_compact: bool,
+    /// The session's provider: the chosen model's route, to which a model switch adds its own.
+    pub router: Arc<RoutedProvider>,
 }
 
 /// Builds the session for `chosen` and opens or creates its file.
@@ -249,9 +252,8 @@ pub fn build_with(
     let local = choice.model.provider == crate::local::LOCAL;
     let mut workspace = setup::workspace(cli, &settings, &run_cwd, local)?;
     if let Some(approver) = extras.approver {
-        workspace.gate = Arc::new(
-            rho_host::gate::Gate::new(workspace.policy.clone()).with_approver(approver),
-        );
+        workspace.gate =
+            Arc::new(rho_host::gate::Gate::new(workspace.policy.clone()).with_approver(approver));
     }
 
     let run_cwd_text = run_cwd.to_string_lossy().into_owned();
@@ -276,7 +278,15 @@ pub fn build_with(
     let model = choice.model.clone();
     let compaction = CompactionPolicy::from_settings(&settings.compaction);
     let auto_compact = compaction.enabled;
-    let mut options = AgentOptions::new(choice.provider, choice.model);
+    let router = Arc::new(RoutedProvider::new(
+        &choice.model,
+        Route {
+            provider: choice.provider,
+            api_key: choice.api_key.clone(),
+            headers: Vec::new(),
+        },
+    ));
+    let mut options = AgentOptions::new(router.clone(), choice.model);
     options.tools = workspace.tools;
     options.tool_hooks = Some(workspace.gate);
     if let Some(hooks) = extras.context_hooks {
@@ -310,6 +320,7 @@ pub fn build_with(
         thinking: choice.thinking,
         run_cwd,
         auto_compact,
+        router,
     })
 }
 

@@ -97,6 +97,10 @@ pub fn choose_session(cli: &Cli, cwd: &Path, home: Option<&Path>) -> anyhow::Res
         }
         return Ok(SessionTarget::Ephemeral);
     };
+    if cli.resume && opens_picker(cli) {
+        // The interactive mode starts on a new session with the picker open over it.
+        return Ok(SessionTarget::New { dir: local });
+    }
     if cli.resume {
         print!("{}", format_session_list(&list_sessions(&local), &local));
         return Ok(SessionTarget::Listed);
@@ -111,6 +115,16 @@ pub fn choose_session(cli: &Cli, cwd: &Path, home: Option<&Path>) -> anyhow::Res
         ))));
     }
     Ok(SessionTarget::New { dir: local })
+}
+
+/// Whether `--resume` opens the picker: the run is interactive (no `-p`, no `--mode` other
+/// than text, stdin and stdout terminals); otherwise the list is printed.
+fn opens_picker(cli: &Cli) -> bool {
+    use std::io::IsTerminal;
+    !cli.print
+        && matches!(cli.mode, None | Some(crate::cli::Mode::Text))
+        && std::io::stdin().is_terminal()
+        && std::io::stdout().is_terminal()
 }
 
 /// `--session`/`--fork`'s argument: a path when it looks like one (it has a slash or ends in
@@ -138,7 +152,7 @@ fn find_session(
 }
 
 /// `--session` on an existing file: the run continues in the header's cwd, which must exist.
-fn open_existing(path: &Path, fallback_cwd: &Path) -> anyhow::Result<Opened> {
+pub(crate) fn open_existing(path: &Path, fallback_cwd: &Path) -> anyhow::Result<Opened> {
     let file = open_reporting(path)?;
     let stored = file.header().cwd.clone();
     let cwd = if stored.is_empty() {
@@ -169,7 +183,8 @@ fn report(path: &Path, warnings: &[rho_session::OpenWarning]) {
     }
 }
 
-fn opened(file: SessionFile, cwd: PathBuf) -> Opened {
+/// An open file and what it restores, continued in `cwd`.
+pub(crate) fn opened(file: SessionFile, cwd: PathBuf) -> Opened {
     let context = file.context();
     let has_thinking_entry = file
         .branch_entries(None)

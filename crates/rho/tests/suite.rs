@@ -16,6 +16,8 @@ mod cli_settings;
 mod cli_signals;
 mod cli_workspace;
 mod export_html;
+mod interactive_commands;
+mod interactive_sessions;
 mod interactive_tmux;
 mod interactive_tmux_mock;
 mod rpc_pi_client;

@@ -48,4 +48,9 @@ pub fn draw(frame: &mut Frame, app: &App, now: Instant) {
             }
         }
     }
+    if let Some(overlay) = &app.sessions {
+        crate::sessions::view::render(frame, conversation.union(editor_area), overlay);
+    }
+    crate::slash::view::render(frame, conversation, editor_area, &app.commands);
+    app.commands.theme.apply(frame.buffer_mut());
 }

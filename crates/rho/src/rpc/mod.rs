@@ -14,12 +14,12 @@ mod backing;
 mod build;
 mod dispatch;
 mod host;
-mod models;
+pub(crate) mod models;
 mod protocol;
 mod session_commands;
-mod sessions;
+pub(crate) mod sessions;
 mod setup;
-mod stats;
+pub(crate) mod stats;
 pub(crate) mod user_bash;
 
 use std::path::PathBuf;

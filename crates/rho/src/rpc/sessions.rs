@@ -215,19 +215,9 @@ impl Host {
         let backing = lock(&current.backing);
         let forked = backing.persistence().and_then(|p| {
             p.with_file(|file| {
-                let entry = file
-                    .entry(entry_id)
-                    .ok_or(SessionCommandError::InvalidForkEntry)?;
-                let text = match &entry.kind {
-                    EntryKind::Message(message) => message
-                        .get()
-                        .ok()
-                        .and_then(|m| m.as_user())
-                        .map(|user| user.text_content()),
-                    _ => None,
-                }
-                .ok_or(SessionCommandError::InvalidForkEntry)?;
-                let target = match &entry.parent_id {
+                let crate::session_tree::ForkAt { parent, text } =
+                    crate::session_tree::fork_point(file, entry_id)?;
+                let target = match &parent {
                     Some(parent) => Target::Open(file.fork_from(parent)?),
                     None => {
                         let dir = file.path().parent().unwrap_or(Path::new("."));

@@ -1,0 +1,195 @@
+//! A fuzzy-search list: items with a label and detail columns, a query typed by the user, a
+//! highlighted row. The model picker and the session pickers share it, so every list in the UI
+//! searches and moves the same way.
+
+pub mod view;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
+use nucleo_matcher::{Config, Matcher, Utf32Str};
+
+/// One row of a picker.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PickerItem {
+    /// The main text, searched and shown first.
+    pub label: String,
+    /// Further columns (provider, size, date…), searched and shown after the label.
+    pub details: Vec<String>,
+}
+
+impl PickerItem {
+    /// An item with `label` and `details`.
+    pub fn new(label: impl Into<String>, details: Vec<String>) -> Self {
+        PickerItem {
+            label: label.into(),
+            details,
+        }
+    }
+
+    fn haystack(&self) -> String {
+        let mut text = self.label.clone();
+        for detail in &self.details {
+            text.push(' ');
+            text.push_str(detail);
+        }
+        text
+    }
+}
+
+/// What a key did to a picker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PickerOutcome {
+    /// Still open.
+    None,
+    /// Enter on this item (its index in the items given to [`Picker::new`]).
+    Picked(usize),
+    /// Escape or Ctrl+C.
+    Cancelled,
+}
+
+/// Rows PageUp/PageDown move.
+const PAGE: usize = 10;
+
+/// A picker's state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Picker {
+    title: String,
+    items: Vec<PickerItem>,
+    query: String,
+    /// Indices into `items` that match the query, best first.
+    visible: Vec<usize>,
+    /// Position in `visible`.
+    selected: usize,
+}
+
+impl Picker {
+    /// A picker titled `title` over `items`, all shown, the first highlighted.
+    pub fn new(title: impl Into<String>, items: Vec<PickerItem>) -> Self {
+        let visible = (0..items.len()).collect();
+        Picker {
+            title: title.into(),
+            items,
+            query: String::new(),
+            visible,
+            selected: 0,
+        }
+    }
+
+    /// Highlights the item at `index` (e.g. the model in use), if it is shown.
+    pub fn with_selected(mut self, index: usize) -> Self {
+        if let Some(position) = self.visible.iter().position(|&i| i == index) {
+            self.selected = position;
+        }
+        self
+    }
+
+    /// The title shown above the list.
+    pub fn title(&self) -> &str {
+        &self.title
+    }
+
+    /// Every item, in the order given.
+    pub fn items(&self) -> &[PickerItem] {
+        &self.items
+    }
+
+    /// The search text.
+    pub fn query(&self) -> &str {
+        &self.query
+    }
+
+    /// Replaces the search text; the best match is highlighted.
+    pub fn set_query(&mut self, query: impl Into<String>) {
+        self.query = query.into();
+        self.refilter();
+    }
+
+    /// The indices of the items the query lets through, best first.
+    pub fn visible(&self) -> &[usize] {
+        &self.visible
+    }
+
+    /// The highlighted row's position among the visible ones.
+    pub fn selected_row(&self) -> usize {
+        self.selected
+    }
+
+    /// The highlighted item's index, if anything matches.
+    pub fn selected(&self) -> Option<usize> {
+        self.visible.get(self.selected).copied()
+    }
+
+    /// Handles one key: typing edits the query, Up/Down (wrapping) and PageUp/PageDown move,
+    /// Enter picks, Escape or Ctrl+C cancels.
+    pub fn handle_key(&mut self, key: KeyEvent) -> PickerOutcome {
+        if key.kind == KeyEventKind::Release {
+            return PickerOutcome::None;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Esc => return PickerOutcome::Cancelled,
+            KeyCode::Char('c') if ctrl => return PickerOutcome::Cancelled,
+            KeyCode::Enter => {
+                return self
+                    .selected()
+                    .map_or(PickerOutcome::None, PickerOutcome::Picked);
+            }
+            KeyCode::Up => self.step(-1),
+            KeyCode::Down => self.step(1),
+            KeyCode::Char('p') if ctrl => self.step(-1),
+            KeyCode::Char('n') if ctrl => self.step(1),
+            KeyCode::PageUp => self.selected = self.selected.saturating_sub(PAGE),
+            KeyCode::PageDown => {
+                self.selected = (self.selected + PAGE).min(self.visible.len().saturating_sub(1));
+            }
+            KeyCode::Backspace if self.query.pop().is_some() => self.refilter(),
+            KeyCode::Char('u') if ctrl => {
+                self.query.clear();
+                self.refilter();
+            }
+            KeyCode::Char(c) if !ctrl => {
+                self.query.push(c);
+                self.refilter();
+            }
+            _ => {}
+        }
+        PickerOutcome::None
+    }
+
+    fn step(&mut self, delta: isize) {
+        let len = self.visible.len();
+        if len == 0 {
+            return;
+        }
+        let len = len as isize;
+        self.selected = (self.selected as isize + delta).rem_euclid(len) as usize;
+    }
+
+    fn refilter(&mut self) {
+        self.selected = 0;
+        self.visible = fuzzy_order(&self.query, self.items.iter().map(PickerItem::haystack));
+    }
+}
+
+/// The indices of `candidates` matching `query` fuzzily, best first (ties keep their order); all
+/// of them in order for a blank query.
+pub fn fuzzy_order(query: &str, candidates: impl Iterator<Item = String>) -> Vec<usize> {
+    let candidates: Vec<String> = candidates.collect();
+    if query.trim().is_empty() {
+        return (0..candidates.len()).collect();
+    }
+    let mut matcher = Matcher::new(Config::DEFAULT);
+    let pattern = Pattern::parse(query, CaseMatching::Ignore, Normalization::Smart);
+    let mut buffer = Vec::new();
+    let mut scored: Vec<(u32, usize)> = candidates
+        .iter()
+        .enumerate()
+        .filter_map(|(i, text)| {
+            let score = pattern.score(Utf32Str::new(text, &mut buffer), &mut matcher)?;
+            Some((score, i))
+        })
+        .collect();
+    // Stable: equal scores keep the caller's order (the catalog's, the newest session first).
+    scored.sort_by_key(|&(score, _)| std::cmp::Reverse(score));
+    scored.into_iter().map(|(_, i)| i).collect()
+}

@@ -1,0 +1,168 @@
+//! Sessions in the UI (Pi's `/resume`, `/new`, `/fork`, `/tree`): the pickers' state and keys,
+//! and the [`SessionSwitcher`] through which the binary lists session files and replaces the
+//! running session. The UI never touches a session file itself: listing, locking, forking and
+//! moving the leaf are the binary's, so they stay shared with the RPC mode.
+
+pub mod fork;
+pub mod picker;
+pub mod replay;
+pub(crate) mod switch;
+pub mod tree;
+pub mod view;
+
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use async_trait::async_trait;
+use rho_agent::AgentMessage;
+use rho_host::AgentSession;
+
+use crate::status::SessionInfo;
+
+pub use fork::ForkPicker;
+pub use picker::SessionPicker;
+pub use tree::TreeView;
+
+/// One session file as the `/resume` picker lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionRow {
+    /// The file.
+    pub path: PathBuf,
+    /// The session's name, when it has one (shown instead of the first message, as Pi does).
+    pub name: Option<String>,
+    /// The first user message, or `(no messages)`.
+    pub first_message: String,
+    /// The working directory it ran in.
+    pub cwd: String,
+    /// The last activity.
+    pub modified: SystemTime,
+    /// The number of message entries.
+    pub message_count: usize,
+    /// The file's size in bytes.
+    pub size: u64,
+}
+
+/// A user message `/fork` can start a new session before.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForkPoint {
+    /// The message's entry id.
+    pub entry_id: String,
+    /// Its text.
+    pub text: String,
+}
+
+/// One entry of the session tree, in display order (depth first, file order among siblings).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TreeRow {
+    /// The entry id.
+    pub entry_id: String,
+    /// How many branch points lie above it (its indentation).
+    pub depth: usize,
+    /// The line shown for it: `user: "…"`, `assistant: "…"`, `[compaction]`, …
+    pub text: String,
+    /// Its label, if one is set.
+    pub label: Option<String>,
+    /// Whether it is the current leaf.
+    pub current: bool,
+    /// Whether it lies on the path from the root to the current leaf.
+    pub on_branch: bool,
+}
+
+/// What the user asked to switch to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SwitchRequest {
+    /// `/resume`: continue the session in this file.
+    Open(PathBuf),
+    /// `/new`: a fresh session in a new file.
+    New,
+    /// `/fork`: a new file holding the session up to before this user message.
+    Fork(String),
+    /// `/tree`: move the leaf of the current file to this entry, recording a summary of the
+    /// branch left behind when `summarize` (Pi's "Summarize branch?").
+    Branch {
+        /// The picked entry.
+        entry_id: String,
+        /// Whether the model summarises the abandoned branch first.
+        summarize: bool,
+    },
+}
+
+/// The running session after a switch.
+pub struct Switched {
+    /// The session the UI talks to from now on; `None`: the same one (a branch switch).
+    pub session: Option<AgentSession>,
+    /// What the status line shows for it.
+    pub info: SessionInfo,
+    /// Its transcript, to show as the conversation.
+    pub messages: Vec<AgentMessage>,
+    /// Text to put in the editor (a forked or re-branched user message).
+    pub editor_text: Option<String>,
+    /// A line for the conversation saying what happened.
+    pub notice: String,
+}
+
+/// The binary's side of switching sessions.
+#[async_trait]
+pub trait SessionSwitcher: Send + Sync {
+    /// The sessions of this working directory (`all`: of every directory), newest first.
+    fn list(&self, all: bool) -> Vec<SessionRow>;
+    /// The user messages of the current session, oldest first.
+    fn fork_points(&self) -> Vec<ForkPoint>;
+    /// The current session's tree.
+    fn tree(&self) -> Vec<TreeRow>;
+    /// Replaces (or re-branches) the running session; the old run is aborted first. `Err` is a
+    /// message for the user, and the old session stays as it was.
+    async fn switch(&self, request: SwitchRequest) -> Result<Switched, String>;
+}
+
+/// The sessions overlay on screen, which takes every key while open.
+#[derive(Clone, Debug)]
+pub enum SessionsOverlay {
+    /// `/resume`.
+    Resume(SessionPicker),
+    /// `/fork`.
+    Fork(ForkPicker),
+    /// `/tree`.
+    Tree(TreeView),
+}
+
+/// What a key did to an overlay.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OverlayOutcome {
+    /// Still open.
+    Open,
+    /// Closed without a choice.
+    Cancelled,
+    /// Closed with this choice.
+    Chosen(SwitchRequest),
+    /// Closed with a remark for the conversation (Pi's "Already at this point").
+    Remark(String),
+}
+
+impl SessionsOverlay {
+    /// Handles one key.
+    pub fn on_key(&mut self, key: crossterm::event::KeyEvent) -> OverlayOutcome {
+        match self {
+            SessionsOverlay::Resume(picker) => picker.on_key(key),
+            SessionsOverlay::Fork(picker) => picker.on_key(key),
+            SessionsOverlay::Tree(tree) => tree.on_key(key),
+        }
+    }
+}
+
+/// Whether `text` matches every word of `query`, ignoring case (the pickers' search).
+pub(crate) fn matches_query(text: &str, query: &str) -> bool {
+    let text = text.to_lowercase();
+    query
+        .split_whitespace()
+        .all(|word| text.contains(&word.to_lowercase()))
+}
+
+/// A selection moved by `delta` rows in a list of `len`, wrapping around as Pi's lists do.
+pub(crate) fn step(selected: usize, len: usize, delta: isize) -> usize {
+    if len == 0 {
+        return 0;
+    }
+    let len = len as isize;
+    (selected as isize + delta).rem_euclid(len) as usize
+}

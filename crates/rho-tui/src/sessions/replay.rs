@@ -1,0 +1,112 @@
+//! A resumed transcript shown as the conversation: each message becomes the entries a live run
+//! would have left (user text, the answer's text and thinking, one block per tool call with its
+//! result).
+
+use std::time::{Duration, Instant};
+
+use rho_agent::AgentMessage;
+use rho_ai::ContentBlock;
+
+use crate::app::App;
+use crate::status::SessionInfo;
+use crate::transcript::{AssistantBlock, AssistantEntry, Entry, ToolEntry, ToolStatus};
+
+/// The conversation entries for `messages`, oldest first; `now` stands for when the tools ran.
+pub fn transcript_of(messages: &[AgentMessage], now: Instant) -> Vec<Entry> {
+    let mut entries = Vec::new();
+    for message in messages {
+        if let Some(user) = message.as_user() {
+            entries.push(Entry::User(user.text_content()));
+        } else if let Some(assistant) = message.as_assistant() {
+            let blocks: Vec<AssistantBlock> = assistant
+                .content
+                .iter()
+                .filter_map(|block| match block {
+                    ContentBlock::Text(t) => Some(AssistantBlock::Text(t.text.clone())),
+                    ContentBlock::Thinking(t) => Some(AssistantBlock::Thinking(t.thinking.clone())),
+                    _ => None,
+                })
+                .collect();
+            if !blocks.is_empty() {
+                entries.push(Entry::Assistant(AssistantEntry {
+                    blocks,
+                    streaming: false,
+                }));
+            }
+            for block in &assistant.content {
+                if let ContentBlock::ToolCall(call) = block {
+                    entries.push(Entry::Tool(ToolEntry {
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                        args: call.arguments.clone(),
+                        // Until its result is seen: a call without one was cut off.
+                        status: ToolStatus::Cancelled,
+                        started: now,
+                        elapsed: Some(Duration::ZERO),
+                        output: String::new(),
+                        details: None,
+                    }));
+                }
+            }
+            if let Some(error) = &assistant.error_message {
+                entries.push(Entry::Error(format!("Error: {error}")));
+            }
+        } else if let Some(result) = message.as_tool_result() {
+            let tool = entries.iter_mut().rev().find_map(|entry| match entry {
+                Entry::Tool(tool) if tool.id == result.tool_call_id => Some(tool),
+                _ => None,
+            });
+            if let Some(tool) = tool {
+                tool.status = match (result.is_error, result.duration_ms) {
+                    (false, _) => ToolStatus::Done,
+                    (true, Some(_)) => ToolStatus::Failed,
+                    (true, None) => ToolStatus::Refused,
+                };
+                tool.elapsed = result.duration_ms.map(Duration::from_millis);
+                let texts: Vec<&str> = result
+                    .content
+                    .iter()
+                    .filter_map(ContentBlock::as_text)
+                    .collect();
+                tool.output = texts.join("\n");
+                tool.details = result.details.clone().map(Box::new);
+            }
+        }
+    }
+    entries
+}
+
+impl App {
+    /// The UI now shows another session: its transcript, its status line, a clean slate
+    /// otherwise (no run, no queue, no scroll), and `editor_text` in the editor when given.
+    pub fn switch_to(
+        &mut self,
+        info: SessionInfo,
+        messages: &[AgentMessage],
+        editor_text: Option<String>,
+        notice: String,
+        now: Instant,
+    ) {
+        let branch = self.status.git_branch.take();
+        self.status = crate::status::Status::new(info);
+        self.status.git_branch = branch;
+        for assistant in messages.iter().filter_map(AgentMessage::as_assistant) {
+            let usage = &assistant.usage;
+            self.status.input += usage.input;
+            self.status.output += usage.output;
+            self.status.cache_read += usage.cache_read;
+            self.status.cache_write += usage.cache_write;
+            self.status.cost += usage.cost.total;
+        }
+        self.working = false;
+        self.working_since = None;
+        self.scroll = 0;
+        self.approvals.clear();
+        self.completion = None;
+        self.transcript = transcript_of(messages, now);
+        self.transcript.push(Entry::Notice(notice));
+        if let Some(text) = editor_text {
+            self.editor.set_text(text);
+        }
+    }
+}

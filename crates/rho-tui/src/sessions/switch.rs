@@ -1,0 +1,148 @@
+//! The event loop's side of switching sessions: opening the overlays from the
+//! [`SessionSwitcher`]'s lists, running a switch off the UI task, and taking its result in.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crossterm::event::KeyEvent;
+use tokio::sync::mpsc;
+
+use super::{
+    ForkPicker, OverlayOutcome, SessionPicker, SessionSwitcher, SessionsOverlay, Switched, TreeView,
+};
+use crate::app::App;
+use crate::keys::Command;
+use crate::transcript::Entry;
+
+/// Said when there is nothing to switch with (no switcher was plugged in).
+const UNAVAILABLE: &str = "Sessions are not available here";
+
+/// Switches in flight and their results.
+pub(crate) struct Switching {
+    switcher: Option<Arc<dyn SessionSwitcher>>,
+    done_tx: mpsc::UnboundedSender<Result<Switched, String>>,
+    /// Finished switches, for the loop to take in.
+    pub(crate) done: mpsc::UnboundedReceiver<Result<Switched, String>>,
+    busy: bool,
+}
+
+impl Switching {
+    pub(crate) fn new(switcher: Option<Arc<dyn SessionSwitcher>>) -> Self {
+        let (done_tx, done) = mpsc::unbounded_channel();
+        Switching {
+            switcher,
+            done_tx,
+            done,
+            busy: false,
+        }
+    }
+
+    /// Carries out a sessions command; any other command is handed back.
+    pub(crate) fn handle(&mut self, app: &mut App, command: Command) -> Option<Command> {
+        let opening = matches!(
+            command,
+            Command::OpenSessionPicker | Command::OpenForkPicker | Command::OpenTree
+        );
+        if !opening && !matches!(command, Command::SwitchSession(_)) {
+            return Some(command);
+        }
+        let Some(switcher) = self.switcher.clone() else {
+            app.transcript.push(Entry::Error(UNAVAILABLE.to_owned()));
+            return None;
+        };
+        match command {
+            Command::OpenSessionPicker => {
+                app.sessions = Some(SessionsOverlay::Resume(SessionPicker::new(
+                    switcher.list(false),
+                    switcher.list(true),
+                )));
+            }
+            Command::OpenForkPicker => {
+                let points = switcher.fork_points();
+                if points.is_empty() {
+                    app.transcript
+                        .push(Entry::Notice("No messages to fork from".to_owned()));
+                } else {
+                    app.sessions = Some(SessionsOverlay::Fork(ForkPicker::new(points)));
+                }
+            }
+            Command::OpenTree => {
+                app.sessions = Some(SessionsOverlay::Tree(TreeView::new(switcher.tree())));
+            }
+            Command::SwitchSession(request) => {
+                // One at a time: a second switch would race the first for the session file.
+                if self.busy {
+                    return None;
+                }
+                self.busy = true;
+                if matches!(
+                    request,
+                    super::SwitchRequest::Branch {
+                        summarize: true,
+                        ..
+                    }
+                ) {
+                    app.transcript
+                        .push(Entry::Notice("Summarizing branch...".to_owned()));
+                }
+                let done = self.done_tx.clone();
+                tokio::spawn(async move {
+                    let _ = done.send(switcher.switch(request).await);
+                });
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// A switch ended: `Some` is the new session to talk to (`None`: the same one, or the
+    /// switch failed and the old one goes on).
+    pub(crate) fn finished(
+        &mut self,
+        app: &mut App,
+        result: Result<Switched, String>,
+    ) -> Option<rho_host::AgentSession> {
+        self.busy = false;
+        match result {
+            Ok(switched) => {
+                app.switch_to(
+                    switched.info,
+                    &switched.messages,
+                    switched.editor_text,
+                    switched.notice,
+                    Instant::now(),
+                );
+                switched.session
+            }
+            Err(message) => {
+                app.transcript.push(Entry::Error(message));
+                None
+            }
+        }
+    }
+}
+
+impl App {
+    /// A key while a sessions overlay is open: it takes every key.
+    pub(crate) fn sessions_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        let Some(overlay) = self.sessions.as_mut() else {
+            return Vec::new();
+        };
+        match overlay.on_key(key) {
+            OverlayOutcome::Open => Vec::new(),
+            OverlayOutcome::Cancelled => {
+                self.sessions = None;
+                Vec::new()
+            }
+            OverlayOutcome::Chosen(request) => {
+                self.sessions = None;
+                vec![Command::SwitchSession(request)]
+            }
+            OverlayOutcome::Remark(text) => {
+                self.sessions = None;
+                self.transcript.push(Entry::Notice(text));
+                Vec::new()
+            }
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! The sessions overlays, drawn over the conversation and the editor: a title, the search line
+//! where there is one, and the rows with the highlighted one marked `›`, scrolled to keep it
+//! visible.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use unicode_width::UnicodeWidthStr;
+
+use super::{ForkPicker, SessionPicker, SessionRow, SessionsOverlay, TreeView};
+use crate::view::text::truncate;
+
+/// Renders `overlay` into `area`.
+pub fn render(frame: &mut Frame, area: Rect, overlay: &SessionsOverlay) {
+    let width = usize::from(area.width);
+    let rows = usize::from(area.height.saturating_sub(2));
+    let lines = match overlay {
+        SessionsOverlay::Resume(picker) => resume_lines(picker, width, rows),
+        SessionsOverlay::Fork(picker) => fork_lines(picker, width, rows),
+        SessionsOverlay::Tree(tree) => tree_lines(tree, width, rows),
+    };
+    let block = Block::default()
+        .borders(Borders::TOP | Borders::BOTTOM)
+        .border_style(Style::default().fg(Color::Cyan));
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+fn bold() -> Style {
+    Style::default().add_modifier(Modifier::BOLD)
+}
+
+fn dim() -> Style {
+    Style::default().fg(Color::DarkGray)
+}
+
+fn highlight() -> Style {
+    Style::default()
+        .fg(Color::Cyan)
+        .add_modifier(Modifier::BOLD)
+}
+
+/// The first row to show so that `selected` is on screen in `height` rows.
+fn window(selected: usize, len: usize, height: usize) -> std::ops::Range<usize> {
+    let height = height.max(1);
+    let start = selected
+        .saturating_sub(height - 1)
+        .min(len.saturating_sub(height));
+    start..(start + height).min(len)
+}
+
+/// A row: the marker, `indent` columns, `text` on one line cut to fit, `detail` right-aligned.
+fn row(selected: bool, indent: usize, text: &str, detail: &str, width: usize) -> Line<'static> {
+    let detail_width = UnicodeWidthStr::width(detail);
+    let room = width.saturating_sub(detail_width + 4);
+    let text = truncate(&format!("{}{}", " ".repeat(indent), one_line(text)), room);
+    let pad = width.saturating_sub(2 + UnicodeWidthStr::width(text.as_str()) + detail_width);
+    let (marker, style) = if selected {
+        ("› ", highlight())
+    } else {
+        ("  ", Style::default())
+    };
+    Line::from(vec![
+        Span::styled(marker.to_owned(), style),
+        Span::styled(text, style),
+        Span::raw(" ".repeat(pad)),
+        Span::styled(detail.to_owned(), dim()),
+    ])
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn resume_lines(picker: &SessionPicker, width: usize, height: usize) -> Vec<Line<'static>> {
+    let scope = if picker.all { "All" } else { "Current Folder" };
+    let other = if picker.all { "Current Folder" } else { "All" };
+    let mut out = vec![
+        Line::from(vec![
+            Span::styled(format!("Resume Session ({scope})"), bold()),
+            Span::styled(format!("  Tab: {other}"), dim()),
+        ]),
+        search_line(&picker.query),
+    ];
+    let visible = picker.visible();
+    if visible.is_empty() {
+        out.push(Line::from(Span::styled("  No sessions found", dim())));
+        return out;
+    }
+    for i in window(
+        picker.selected,
+        visible.len(),
+        height.saturating_sub(out.len()),
+    ) {
+        let session = visible[i];
+        let text = session.name.as_deref().unwrap_or(&session.first_message);
+        out.push(row(
+            i == picker.selected,
+            0,
+            text,
+            &details(session, picker.all),
+            width,
+        ));
+    }
+    out
+}
+
+fn search_line(query: &str) -> Line<'static> {
+    Line::from(vec![
+        Span::styled("Search: ", dim()),
+        Span::raw(query.to_owned()),
+    ])
+}
+
+/// `3 msgs · 1.2KB · 2026-12-03 04:40` (and the directory when every directory is listed).
+fn details(session: &SessionRow, with_cwd: bool) -> String {
+    let mut parts = Vec::new();
+    if with_cwd {
+        parts.push(session.cwd.clone());
+    }
+    parts.push(format!("{} msgs", session.message_count));
+    parts.push(format_size(session.size));
+    parts.push(format_date(session.modified));
+    parts.join(" · ")
+}
+
+/// Bytes as Pi writes sizes: `512B`, `1.2KB`, `3.4MB`.
+pub fn format_size(bytes: u64) -> String {
+    const KB: f64 = 1024.0;
+    let b = bytes as f64;
+    if b < KB {
+        format!("{bytes}B")
+    } else if b < KB * KB {
+        format!("{:.1}KB", b / KB)
+    } else {
+        format!("{:.1}MB", b / KB / KB)
+    }
+}
+
+/// `YYYY-MM-DD HH:MM` in UTC.
+pub fn format_date(time: SystemTime) -> String {
+    let iso = iso_minutes(time);
+    iso.get(..16).unwrap_or(&iso).replace('T', " ")
+}
+
+fn iso_minutes(time: SystemTime) -> String {
+    let secs = time
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let days = secs.div_euclid(86_400);
+    let rest = secs.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}",
+        rest / 3600,
+        rest % 3600 / 60
+    )
+}
+
+/// Days since 1970-01-01 to a calendar date (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+fn fork_lines(picker: &ForkPicker, width: usize, height: usize) -> Vec<Line<'static>> {
+    let mut out = vec![
+        Line::from(Span::styled("Fork from a message", bold())),
+        search_line(&picker.query),
+    ];
+    let visible = picker.visible();
+    if visible.is_empty() {
+        out.push(Line::from(Span::styled(
+            "  No messages to fork from",
+            dim(),
+        )));
+        return out;
+    }
+    for i in window(
+        picker.selected,
+        visible.len(),
+        height.saturating_sub(out.len()),
+    ) {
+        out.push(row(i == picker.selected, 0, &visible[i].text, "", width));
+    }
+    out
+}
+
+fn tree_lines(tree: &TreeView, width: usize, height: usize) -> Vec<Line<'static>> {
+    if let Some(answer) = tree.asking {
+        let mut out = vec![Line::from(Span::styled("Summarize branch?", bold()))];
+        for (i, choice) in super::tree::SUMMARY_CHOICES.iter().enumerate() {
+            out.push(row(i == answer, 0, choice, "", width));
+        }
+        return out;
+    }
+    let mut out = vec![Line::from(vec![
+        Span::styled("Session Tree", bold()),
+        Span::styled("  ↑/↓ move · Enter select · Esc cancel", dim()),
+    ])];
+    if tree.rows.is_empty() {
+        out.push(Line::from(Span::styled("  No entries yet", dim())));
+        return out;
+    }
+    for i in window(
+        tree.selected,
+        tree.rows.len(),
+        height.saturating_sub(out.len()),
+    ) {
+        let entry = &tree.rows[i];
+        let mut text = entry.text.clone();
+        if let Some(label) = &entry.label {
+            text = format!("{text} [{label}]");
+        }
+        let detail = if entry.current { "← active" } else { "" };
+        let mut line = row(i == tree.selected, entry.depth * 2, &text, detail, width);
+        if !entry.on_branch && i != tree.selected {
+            line = line.patch_style(dim());
+        }
+        out.push(line);
+    }
+    out
+}

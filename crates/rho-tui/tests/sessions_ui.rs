@@ -1,0 +1,289 @@
+//! The sessions overlays (`/resume`, `/fork`, `/tree`): what they show (snapshots at 80×24),
+//! which keys move, search and choose, and the transcript a switch puts on screen.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use rho_agent::AgentMessage;
+use rho_ai::UserMessage;
+use rho_ai::faux::{faux_message, faux_text};
+use rho_tui::sessions::{
+    ForkPicker, ForkPoint, SessionPicker, SessionRow, SessionsOverlay, SwitchRequest, TreeRow,
+    TreeView,
+};
+use rho_tui::transcript::{AssistantBlock, AssistantEntry, Entry};
+use rho_tui::{App, Command, view};
+
+use crate::events::{app, info};
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn press(app: &mut App, code: KeyCode) -> Vec<Command> {
+    app.on_key(key(code), Instant::now())
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        assert_eq!(press(app, KeyCode::Char(c)), Vec::new());
+    }
+}
+
+fn screen(app: &App) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    terminal
+        .draw(|frame| view::draw(frame, app, Instant::now()))
+        .unwrap();
+    format!("{}", terminal.backend())
+}
+
+/// 2026-12-03 10:00 UTC plus `minutes`.
+fn at(minutes: u64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(1_796_292_000 + minutes * 60)
+}
+
+fn row(name: &str, first: &str, cwd: &str, minutes: u64, count: usize, size: u64) -> SessionRow {
+    SessionRow {
+        path: PathBuf::from(format!("/sessions/{name}.jsonl")),
+        name: None,
+        first_message: first.to_owned(),
+        cwd: cwd.to_owned(),
+        modified: at(minutes),
+        message_count: count,
+        size,
+    }
+}
+
+fn picker() -> SessionPicker {
+    let here = vec![
+        row(
+            "b",
+            "Fix the flaky test in the parser",
+            "/src/rho",
+            90,
+            12,
+            48_211,
+        ),
+        row("a", "Explain the session format", "/src/rho", 30, 4, 900),
+    ];
+    let mut named = row("c", "Write a poem", "/tmp/else", 10, 2, 2_500_000);
+    named.name = Some("Poetry".to_owned());
+    let mut everywhere = here.clone();
+    everywhere.push(named);
+    SessionPicker::new(here, everywhere)
+}
+
+fn with_overlay(overlay: SessionsOverlay) -> App {
+    let mut app = app();
+    app.sessions = Some(overlay);
+    app
+}
+
+#[test]
+fn the_session_picker_lists_this_folders_sessions_with_their_size_count_and_date() {
+    let app = with_overlay(SessionsOverlay::Resume(picker()));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn tab_lists_every_folders_sessions_with_their_directory_and_name() {
+    let mut app = with_overlay(SessionsOverlay::Resume(picker()));
+    press(&mut app, KeyCode::Tab);
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn typing_narrows_the_list_and_enter_opens_the_highlighted_session() {
+    let mut app = with_overlay(SessionsOverlay::Resume(picker()));
+    type_text(&mut app, "session");
+    let Some(SessionsOverlay::Resume(open)) = &app.sessions else {
+        panic!("the picker closed");
+    };
+    let visible: Vec<&str> = open
+        .visible()
+        .iter()
+        .map(|r| r.first_message.as_str())
+        .collect();
+    assert_eq!(visible, ["Explain the session format"]);
+    assert_eq!(
+        press(&mut app, KeyCode::Enter),
+        [Command::SwitchSession(SwitchRequest::Open(PathBuf::from(
+            "/sessions/a.jsonl"
+        )))]
+    );
+    assert!(app.sessions.is_none());
+}
+
+#[test]
+fn down_moves_the_highlight_and_escape_closes_without_a_choice() {
+    let mut app = with_overlay(SessionsOverlay::Resume(picker()));
+    press(&mut app, KeyCode::Down);
+    let Some(SessionsOverlay::Resume(open)) = &app.sessions else {
+        panic!("the picker closed");
+    };
+    assert_eq!(open.selected, 1);
+    assert_eq!(press(&mut app, KeyCode::Esc), Vec::new());
+    assert!(app.sessions.is_none());
+    assert_eq!(app.editor.text(), "");
+}
+
+fn fork_picker() -> ForkPicker {
+    ForkPicker::new(vec![
+        ForkPoint {
+            entry_id: "u1".to_owned(),
+            text: "First question".to_owned(),
+        },
+        ForkPoint {
+            entry_id: "u2".to_owned(),
+            text: "Second question\nwith two lines".to_owned(),
+        },
+    ])
+}
+
+#[test]
+fn the_fork_picker_lists_the_user_messages_newest_first() {
+    let app = with_overlay(SessionsOverlay::Fork(fork_picker()));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn enter_in_the_fork_picker_forks_before_the_highlighted_message() {
+    let mut app = with_overlay(SessionsOverlay::Fork(fork_picker()));
+    press(&mut app, KeyCode::Down);
+    assert_eq!(
+        press(&mut app, KeyCode::Enter),
+        [Command::SwitchSession(SwitchRequest::Fork("u1".to_owned()))]
+    );
+}
+
+fn tree_row(id: &str, depth: usize, text: &str, current: bool, on_branch: bool) -> TreeRow {
+    TreeRow {
+        entry_id: id.to_owned(),
+        depth,
+        text: text.to_owned(),
+        label: None,
+        current,
+        on_branch,
+    }
+}
+
+fn tree() -> TreeView {
+    let mut rows = vec![
+        tree_row("e1", 0, "user: \"Hello\"", false, true),
+        tree_row("e2", 0, "assistant: \"Hi there\"", false, true),
+        tree_row("e3", 1, "user: \"Try approach A\"", false, true),
+        tree_row("e4", 1, "assistant: \"A done\"", true, true),
+        tree_row("e5", 1, "user: \"Try approach B\"", false, false),
+        tree_row("e6", 1, "assistant: \"B done\"", false, false),
+    ];
+    rows[2].label = Some("plan-a".to_owned());
+    TreeView::new(rows)
+}
+
+#[test]
+fn the_tree_shows_the_branches_indented_with_labels_and_the_active_leaf_marked() {
+    let app = with_overlay(SessionsOverlay::Tree(tree()));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn enter_in_the_tree_asks_about_a_summary_and_then_switches_to_the_highlighted_entry() {
+    let mut app = with_overlay(SessionsOverlay::Tree(tree()));
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Down);
+    assert_eq!(press(&mut app, KeyCode::Enter), Vec::new());
+    insta::assert_snapshot!(screen(&app));
+    press(&mut app, KeyCode::Down);
+    assert_eq!(
+        press(&mut app, KeyCode::Enter),
+        [Command::SwitchSession(SwitchRequest::Branch {
+            entry_id: "e6".to_owned(),
+            summarize: true
+        })]
+    );
+}
+
+#[test]
+fn escape_in_the_summary_question_goes_back_to_the_tree_and_no_summary_is_the_default() {
+    let mut app = with_overlay(SessionsOverlay::Tree(tree()));
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Esc);
+    let Some(SessionsOverlay::Tree(open)) = &app.sessions else {
+        panic!("the tree closed");
+    };
+    assert_eq!((open.selected, open.asking), (2, None));
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(
+        press(&mut app, KeyCode::Enter),
+        [Command::SwitchSession(SwitchRequest::Branch {
+            entry_id: "e3".to_owned(),
+            summarize: false
+        })]
+    );
+}
+
+#[test]
+fn enter_on_the_active_leaf_closes_the_tree_with_pis_remark() {
+    let mut app = with_overlay(SessionsOverlay::Tree(tree()));
+    assert_eq!(press(&mut app, KeyCode::Enter), Vec::new());
+    assert!(app.sessions.is_none());
+    assert_eq!(
+        app.transcript,
+        [Entry::Notice("Already at this point".to_owned())]
+    );
+}
+
+#[test]
+fn the_session_commands_typed_in_the_editor_become_their_commands() {
+    let mut app = app();
+    let mut sent = Vec::new();
+    for text in ["/resume", "/new", "/fork", "/tree"] {
+        type_text(&mut app, text);
+        sent.extend(press(&mut app, KeyCode::Enter));
+    }
+    assert_eq!(
+        sent,
+        [
+            Command::OpenSessionPicker,
+            Command::SwitchSession(SwitchRequest::New),
+            Command::OpenForkPicker,
+            Command::OpenTree,
+        ]
+    );
+    assert!(!app.working);
+}
+
+#[test]
+fn a_switch_shows_the_resumed_transcript_its_usage_and_the_editor_text() {
+    let mut app = app();
+    app.transcript.push(Entry::User("old session".to_owned()));
+    let messages: Vec<AgentMessage> = vec![
+        UserMessage::text("earlier question").into(),
+        faux_message(vec![faux_text("earlier answer")]).into(),
+    ];
+    app.switch_to(
+        info(),
+        &messages,
+        Some("draft".to_owned()),
+        "Resumed session".to_owned(),
+        Instant::now(),
+    );
+    assert_eq!(
+        app.transcript,
+        [
+            Entry::User("earlier question".to_owned()),
+            Entry::Assistant(AssistantEntry {
+                blocks: vec![AssistantBlock::Text("earlier answer".to_owned())],
+                streaming: false,
+            }),
+            Entry::Notice("Resumed session".to_owned()),
+        ]
+    );
+    assert_eq!(app.editor.text(), "draft");
+}

@@ -1,0 +1,381 @@
+//! `/` commands, the model picker and the keybindings, driven through `App::on_key` as the
+//! event loop drives them.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use rho_ai::ThinkingLevel;
+use rho_tui::Command;
+use rho_tui::keybindings::{KeySpec, Keybindings, KeybindingsError, Resolved};
+use rho_tui::picker::{Picker, PickerItem, PickerOutcome};
+use rho_tui::sessions::SwitchRequest;
+use rho_tui::slash::host::open_model_picker;
+use rho_tui::slash::{ModelOption, SlashAction, SlashRegistry, parse};
+use rho_tui::transcript::Entry;
+
+use crate::events::app;
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+fn type_text(app: &mut rho_tui::App, text: &str) {
+    for c in text.chars() {
+        app.on_key(key(KeyCode::Char(c)), Instant::now());
+    }
+}
+
+fn submit(app: &mut rho_tui::App, line: &str) -> Vec<Command> {
+    app.editor.set_text(line);
+    app.on_key(key(KeyCode::Enter), Instant::now())
+}
+
+pub fn models() -> Vec<ModelOption> {
+    let model = |provider: &str, id: &str, reasoning: bool| ModelOption {
+        provider: provider.to_owned(),
+        id: id.to_owned(),
+        name: id.to_owned(),
+        reasoning,
+        context_window: 128_000,
+    };
+    vec![
+        model("anthropic", "claude-sonnet-4-5", true),
+        model("anthropic", "claude-haiku-4-5", false),
+        model("openai", "gpt-5", true),
+        model("openai", "gpt-4.1-mini", false),
+    ]
+}
+
+#[test]
+fn a_line_parses_into_the_name_and_the_trimmed_arguments() {
+    assert_eq!(
+        parse("/compact  keep the API notes "),
+        Some(("compact", "keep the API notes"))
+    );
+    assert_eq!(parse("/model"), Some(("model", "")));
+    assert_eq!(parse("/ model"), None);
+    assert_eq!(parse("hello /model"), None);
+}
+
+#[test]
+fn typing_a_slash_opens_the_popup_with_every_command_and_typing_narrows_it() {
+    let mut app = app();
+    type_text(&mut app, "/");
+    let popup = app.commands.popup.clone().unwrap();
+    assert_eq!(popup.items.len(), app.commands.registry.commands().len());
+    type_text(&mut app, "co");
+    let names: Vec<&str> = app
+        .commands
+        .popup
+        .as_ref()
+        .unwrap()
+        .items
+        .iter()
+        .map(|&i| app.commands.registry.commands()[i].name.as_str())
+        .collect();
+    assert_eq!(&names[..2], ["copy", "compact"]);
+}
+
+#[test]
+fn tab_completes_the_highlighted_command_and_closes_the_popup() {
+    let mut app = app();
+    type_text(&mut app, "/mod");
+    assert_eq!(app.on_key(key(KeyCode::Tab), Instant::now()), Vec::new());
+    assert_eq!(app.editor.text(), "/model ");
+    assert_eq!(app.commands.popup, None);
+}
+
+#[test]
+fn enter_in_the_popup_runs_the_highlighted_command() {
+    let mut app = app();
+    type_text(&mut app, "/hotk");
+    assert_eq!(app.on_key(key(KeyCode::Enter), Instant::now()), Vec::new());
+    assert_eq!(
+        app.commands.panel.as_ref().unwrap().title,
+        "Keyboard shortcuts"
+    );
+    assert_eq!(app.editor.text(), "");
+}
+
+#[test]
+fn escape_closes_the_popup_until_the_text_changes() {
+    let mut app = app();
+    type_text(&mut app, "/m");
+    app.on_key(key(KeyCode::Esc), Instant::now());
+    assert_eq!(app.commands.popup, None);
+    type_text(&mut app, "o");
+    assert!(app.commands.popup.is_some());
+}
+
+#[test]
+fn each_builtin_asks_for_its_work() {
+    let mut app = app();
+    assert_eq!(
+        submit(&mut app, "/compact keep the API notes"),
+        vec![Command::Slash(SlashAction::Compact(Some(
+            "keep the API notes".to_owned()
+        )))]
+    );
+    assert_eq!(
+        submit(&mut app, "/compact"),
+        vec![Command::Slash(SlashAction::Compact(None))]
+    );
+    assert_eq!(
+        submit(&mut app, "/export out.html"),
+        vec![Command::Slash(SlashAction::Export(Some(
+            "out.html".to_owned()
+        )))]
+    );
+    assert_eq!(
+        submit(&mut app, "/model gpt"),
+        vec![Command::Slash(SlashAction::OpenModelPicker(
+            "gpt".to_owned()
+        ))]
+    );
+    assert_eq!(
+        submit(&mut app, "/session"),
+        vec![Command::Slash(SlashAction::Session)]
+    );
+    assert_eq!(
+        submit(&mut app, "/settings"),
+        vec![Command::Slash(SlashAction::Settings)]
+    );
+    assert_eq!(
+        submit(&mut app, "/copy"),
+        vec![Command::Slash(SlashAction::Copy)]
+    );
+    assert_eq!(
+        submit(&mut app, "/new"),
+        vec![Command::SwitchSession(SwitchRequest::New)]
+    );
+    assert_eq!(
+        submit(&mut app, "/resume"),
+        vec![Command::OpenSessionPicker]
+    );
+    assert_eq!(submit(&mut app, "/fork"), vec![Command::OpenForkPicker]);
+    assert_eq!(submit(&mut app, "/tree"), vec![Command::OpenTree]);
+    assert!(!app.exit);
+    assert_eq!(submit(&mut app, "/quit"), Vec::new());
+    assert!(app.exit);
+}
+
+#[test]
+fn thinking_sets_a_level_and_refuses_an_unknown_one() {
+    let mut app = app();
+    assert_eq!(
+        submit(&mut app, "/thinking high"),
+        vec![Command::SetThinking(ThinkingLevel::High)]
+    );
+    assert_eq!(app.status.info.thinking, ThinkingLevel::High);
+    assert_eq!(submit(&mut app, "/thinking lots"), Vec::new());
+    assert_eq!(
+        app.transcript.last(),
+        Some(&Entry::Error(
+            "Unknown thinking level \"lots\" (one of: off, minimal, low, medium, high, xhigh)"
+                .to_owned()
+        ))
+    );
+}
+
+#[test]
+fn skills_templates_and_unknown_commands_go_to_the_session_as_prompts() {
+    let mut app = app();
+    app.commands.registry = SlashRegistry::new(
+        vec![("review".to_owned(), "Review the diff".to_owned())],
+        vec![("pdf".to_owned(), "Read PDFs".to_owned())],
+    );
+    assert_eq!(
+        submit(&mut app, "/review src/"),
+        vec![Command::Prompt("/review src/".to_owned())]
+    );
+    app.working = false;
+    assert_eq!(
+        submit(&mut app, "/skill:pdf a.pdf"),
+        vec![Command::Prompt("/skill:pdf a.pdf".to_owned())]
+    );
+    app.working = false;
+    assert_eq!(
+        submit(&mut app, "/nope"),
+        vec![Command::Prompt("/nope".to_owned())]
+    );
+}
+
+#[test]
+fn a_template_named_like_a_builtin_is_left_out() {
+    let registry = SlashRegistry::new(vec![("model".to_owned(), "mine".to_owned())], Vec::new());
+    let models: Vec<_> = registry
+        .commands()
+        .iter()
+        .filter(|c| c.name == "model")
+        .collect();
+    assert_eq!(models.len(), 1);
+    assert_eq!(models[0].description, "Select model (opens selector UI)");
+}
+
+#[test]
+fn ctrl_l_opens_the_model_picker() {
+    let mut app = app();
+    assert_eq!(
+        app.on_key(ctrl('l'), Instant::now()),
+        vec![Command::Slash(SlashAction::OpenModelPicker(String::new()))]
+    );
+}
+
+#[test]
+fn the_model_picker_starts_on_the_current_model_and_enter_switches_to_the_match() {
+    let mut app = app();
+    open_model_picker(&mut app, models(), "");
+    let open = app.commands.model_picker.as_ref().unwrap();
+    assert_eq!(open.picker.selected(), Some(0));
+    type_text(&mut app, "gpt5");
+    assert_eq!(
+        app.on_key(key(KeyCode::Enter), Instant::now()),
+        vec![Command::Slash(SlashAction::SetModel(models()[2].clone()))]
+    );
+    assert_eq!(app.commands.model_picker, None);
+    assert_eq!(app.editor.text(), "");
+}
+
+#[test]
+fn escape_closes_the_model_picker_without_a_switch() {
+    let mut app = app();
+    open_model_picker(&mut app, models(), "haiku");
+    assert_eq!(app.on_key(key(KeyCode::Esc), Instant::now()), Vec::new());
+    assert_eq!(app.commands.model_picker, None);
+}
+
+#[test]
+fn the_picker_filters_fuzzily_wraps_and_reports_the_item_index() {
+    let items = ["alpha", "beta", "gamma"]
+        .iter()
+        .map(|l| PickerItem::new(*l, vec![format!("{l}-detail")]))
+        .collect();
+    let mut picker = Picker::new("Pick", items);
+    assert_eq!(picker.handle_key(key(KeyCode::Up)), PickerOutcome::None);
+    assert_eq!(picker.selected(), Some(2));
+    picker.set_query("bt");
+    assert_eq!(picker.visible(), &[1]);
+    assert_eq!(
+        picker.handle_key(key(KeyCode::Enter)),
+        PickerOutcome::Picked(1)
+    );
+    picker.set_query("zzz");
+    assert_eq!(picker.handle_key(key(KeyCode::Enter)), PickerOutcome::None);
+    assert_eq!(picker.handle_key(ctrl('c')), PickerOutcome::Cancelled);
+}
+
+#[test]
+fn keys_parse_in_pis_syntax_and_print_back() {
+    for text in [
+        "ctrl+l",
+        "shift+tab",
+        "alt+enter",
+        "ctrl+shift+p",
+        "pageUp",
+        "f5",
+        "escape",
+        "ctrl+]",
+    ] {
+        assert_eq!(KeySpec::parse(text).unwrap().to_string(), text);
+    }
+    assert_eq!(KeySpec::parse("esc"), KeySpec::parse("escape"));
+    assert_eq!(KeySpec::parse("hyper+x"), None);
+    assert_eq!(KeySpec::parse("f13"), None);
+}
+
+#[test]
+fn a_rebound_action_answers_to_its_new_key_and_not_its_old_one() {
+    let bindings =
+        Keybindings::from_json(r#"{"app.model.select": "ctrl+p", "app.session.new": ["alt+n"]}"#)
+            .unwrap();
+    assert_eq!(bindings.resolve(ctrl('p')), Resolved::Key(ctrl('l')));
+    assert_eq!(bindings.resolve(ctrl('l')), Resolved::Unbound);
+    assert_eq!(
+        bindings.resolve(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::ALT)),
+        Resolved::Action("app.session.new")
+    );
+    assert_eq!(
+        bindings.resolve(key(KeyCode::Char('x'))),
+        Resolved::Key(key(KeyCode::Char('x')))
+    );
+}
+
+#[test]
+fn the_app_uses_the_loaded_bindings() {
+    let mut app = app();
+    app.commands.keybindings =
+        Arc::new(Keybindings::from_json(r#"{"app.model.select": ["ctrl+p"]}"#).unwrap());
+    assert_eq!(app.on_key(ctrl('l'), Instant::now()), Vec::new());
+    assert_eq!(
+        app.on_key(ctrl('p'), Instant::now()),
+        vec![Command::Slash(SlashAction::OpenModelPicker(String::new()))]
+    );
+}
+
+#[test]
+fn a_bad_keybindings_file_keeps_the_defaults_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("keybindings.json");
+    std::fs::write(&path, r#"{"app.model.select": "ctrl+banana"}"#).unwrap();
+    let (bindings, problem) = Keybindings::load(&path);
+    assert_eq!(bindings, Keybindings::defaults());
+    assert_eq!(
+        problem.map(|p| p.to_string()),
+        Some("\"app.model.select\": unknown key \"ctrl+banana\"".to_owned())
+    );
+    std::fs::write(&path, "{not json").unwrap();
+    assert!(matches!(
+        Keybindings::load(&path).1,
+        Some(KeybindingsError::Json(_))
+    ));
+    let (bindings, problem) = Keybindings::load(&dir.path().join("missing.json"));
+    assert_eq!(
+        (bindings, problem.is_none()),
+        (Keybindings::defaults(), true)
+    );
+}
+
+#[test]
+fn settings_changes_a_setting_for_this_run_or_says_what_it_knows() {
+    let mut app = app();
+    assert_eq!(
+        submit(&mut app, "/settings"),
+        vec![Command::Slash(SlashAction::Settings)]
+    );
+    assert_eq!(
+        submit(&mut app, "/settings auto-compaction off"),
+        vec![Command::Slash(SlashAction::SetAutoCompaction(false))]
+    );
+    assert_eq!(
+        submit(&mut app, "/settings thinking low"),
+        vec![Command::SetThinking(ThinkingLevel::Low)]
+    );
+    assert_eq!(submit(&mut app, "/settings theme light"), Vec::new());
+    assert_eq!(app.commands.theme, rho_tui::theme::Theme::Light);
+    assert_eq!(submit(&mut app, "/settings colour pink"), Vec::new());
+    assert_eq!(
+        app.transcript.last(),
+        Some(&Entry::Error(
+            "Unknown setting \"colour pink\" (try: thinking <level>, auto-compaction on|off, theme dark|light)".to_owned()
+        ))
+    );
+}
+
+#[test]
+fn a_paste_into_the_open_model_picker_becomes_its_search() {
+    let mut app = app();
+    open_model_picker(&mut app, models(), "");
+    assert_eq!(app.on_paste("gpt-4.1\n"), Vec::new());
+    let open = app.commands.model_picker.as_ref().unwrap();
+    assert_eq!(
+        (open.picker.query(), open.picker.selected()),
+        ("gpt-4.1", Some(3))
+    );
+    assert_eq!(app.editor.text(), "");
+}

@@ -1,0 +1,342 @@
+//! Switching the interactive mode's session (Pi's `/resume`, `/new`, `/fork`, `/tree`): the next
+//! session is built exactly as at start-up (`run::choose`, `run::build_with`) on the chosen
+//! file, after the old run is aborted and its file synced and released. A `/tree` pick moves the
+//! leaf of the same file and keeps the session.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use async_trait::async_trait;
+use rho_host::AgentSession;
+use rho_host::persist::Persistence;
+use rho_session::{SessionDir, SessionFile, list_sessions};
+use rho_tui::SessionInfo;
+use rho_tui::sessions::{ForkPoint, SessionRow, SessionSwitcher, SwitchRequest, Switched, TreeRow};
+
+use crate::branch_summary::{abandoned_entries, summarize as summarize_branch};
+use crate::cli::Cli;
+use crate::rpc::models::RoutedProvider;
+use crate::run::{self, Built, Extras};
+use crate::session_choice::{SessionTarget, open_existing, opened};
+use crate::session_tree::{dir_of, fork_point, session_row, tree_rows, tree_target};
+
+/// The session the UI runs now, shared with what acts on it (`!cmd`, the thinking recorder).
+pub struct Live {
+    /// The session.
+    pub session: AgentSession,
+    /// Its file's writer (`None` without a file).
+    pub persistence: Option<Persistence>,
+    /// Where its tools work.
+    pub run_cwd: PathBuf,
+    /// Its provider, which a model switch extends with the new model's route.
+    pub router: Arc<RoutedProvider>,
+}
+
+/// A shared handle on the live session.
+pub type LiveHandle = Arc<Mutex<Live>>;
+
+/// Locks the live session (a panic elsewhere does not make it unusable).
+pub fn lock(live: &LiveHandle) -> MutexGuard<'_, Live> {
+    live.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What the interactive mode rebuilds sessions with.
+pub struct Switcher {
+    /// The command line; its model flags are reset to `flags` before each build.
+    cli: Mutex<Cli>,
+    flags: (Option<String>, Option<String>),
+    /// Where rho was started.
+    cwd: PathBuf,
+    /// `RHO_HOME`'s session directory.
+    sessions: Option<SessionDir>,
+    /// This cwd's session directory (or `--session-dir`).
+    local: Option<PathBuf>,
+    approver: Option<Arc<dyn rho_host::gate::Approver>>,
+    context_hooks: Option<Arc<dyn rho_agent::ContextHooks>>,
+    /// Turns a built session into what the status line shows.
+    describe: fn(&Built) -> SessionInfo,
+    /// What the status line shows for the live session.
+    info: Mutex<SessionInfo>,
+    live: LiveHandle,
+}
+
+/// What a [`Switcher`] is made of.
+pub struct SwitcherParts {
+    /// The command line.
+    pub cli: Cli,
+    /// Where rho was started.
+    pub cwd: PathBuf,
+    /// `RHO_HOME`.
+    pub home: Option<PathBuf>,
+    /// The approver every session's gate asks.
+    pub approver: Option<Arc<dyn rho_host::gate::Approver>>,
+    /// The `!cmd`-aware context conversion.
+    pub context_hooks: Option<Arc<dyn rho_agent::ContextHooks>>,
+    /// The status line's facts of a built session.
+    pub describe: fn(&Built) -> SessionInfo,
+    /// What the status line shows for the live session.
+    pub info: SessionInfo,
+    /// The live session.
+    pub live: LiveHandle,
+}
+
+impl Switcher {
+    /// A switcher over `parts`.
+    pub fn new(parts: SwitcherParts) -> Switcher {
+        let sessions = parts.home.as_deref().map(SessionDir::new);
+        let local = match (&parts.cli.session_dir, &sessions) {
+            (Some(dir), _) => Some(parts.cwd.join(dir)),
+            (None, Some(s)) => Some(s.for_cwd(&parts.cwd.to_string_lossy())),
+            (None, None) => None,
+        };
+        let flags = (parts.cli.model.clone(), parts.cli.provider.clone());
+        Switcher {
+            cli: Mutex::new(parts.cli),
+            flags,
+            cwd: parts.cwd,
+            sessions,
+            local,
+            approver: parts.approver,
+            context_hooks: parts.context_hooks,
+            describe: parts.describe,
+            info: Mutex::new(parts.info),
+            live: parts.live,
+        }
+    }
+
+    fn live_file<R>(&self, f: impl FnOnce(&mut SessionFile) -> R) -> Option<R> {
+        let persistence = lock(&self.live).persistence.clone()?;
+        persistence.with_file(f)
+    }
+
+    /// The directory this session's files go to: beside the live file, else the cwd's.
+    fn session_dir(&self) -> Option<PathBuf> {
+        let beside = lock(&self.live)
+            .persistence
+            .as_ref()
+            .and_then(Persistence::path)
+            .and_then(|p| dir_of(&p).map(Path::to_path_buf));
+        beside.or_else(|| self.local.clone())
+    }
+
+    /// The target a replacing request opens; nothing is released yet.
+    fn prepare(&self, request: &SwitchRequest) -> Result<(SessionTarget, Option<String>), String> {
+        let run_cwd = lock(&self.live).run_cwd.clone();
+        match request {
+            SwitchRequest::Open(path) => {
+                let live_path = lock(&self.live)
+                    .persistence
+                    .as_ref()
+                    .and_then(Persistence::path);
+                if live_path
+                    .as_deref()
+                    .is_some_and(|live| same_file(live, path))
+                {
+                    // A second lock of the same file would fail: let go of it first.
+                    release(&mut lock(&self.live));
+                }
+                let opened = open_existing(path, &self.cwd).map_err(|e| format!("{e:#}"))?;
+                Ok((SessionTarget::Open(Box::new(opened)), None))
+            }
+            SwitchRequest::New => Ok((
+                match self.session_dir() {
+                    Some(dir) => SessionTarget::New { dir },
+                    None => SessionTarget::Ephemeral,
+                },
+                None,
+            )),
+            SwitchRequest::Fork(entry_id) => {
+                let dir = self.session_dir();
+                let forked = self.live_file(|file| {
+                    let at = fork_point(file, entry_id).map_err(|e| e.to_string())?;
+                    let new_file = match &at.parent {
+                        Some(parent) => file.fork_from(parent),
+                        None => {
+                            let parent = Some(file.path().to_string_lossy().into_owned());
+                            let dir = dir.unwrap_or_else(|| run_cwd.clone());
+                            SessionFile::create(&dir, &run_cwd.to_string_lossy(), parent)
+                        }
+                    }
+                    .map_err(|e| e.to_string())?;
+                    Ok((new_file, at.text))
+                });
+                let (file, text) = forked
+                    .unwrap_or_else(|| Err("Cannot fork: this session has no file".to_owned()))?;
+                Ok((
+                    SessionTarget::Open(Box::new(opened(file, run_cwd))),
+                    Some(text),
+                ))
+            }
+            SwitchRequest::Branch { .. } => Err("not a replacing switch".to_owned()),
+        }
+    }
+
+    async fn replace(&self, request: SwitchRequest) -> Result<Switched, String> {
+        let old = lock(&self.live).session.clone();
+        let (target, editor_text) = self.prepare(&request)?;
+        old.abort().await;
+        release(&mut lock(&self.live));
+        let built = {
+            let mut cli = self.cli.lock().unwrap_or_else(PoisonError::into_inner);
+            (cli.model, cli.provider) = self.flags.clone();
+            let chosen = run::choose(&mut cli, &target, &self.cwd).map_err(|e| format!("{e:#}"))?;
+            let extras = Extras {
+                approver: self.approver.clone(),
+                context_hooks: self.context_hooks.clone(),
+            };
+            run::build_with(&cli, chosen, target, extras).map_err(|e| format!("{e:#}"))?
+        };
+        let info = (self.describe)(&built);
+        *self.info.lock().unwrap_or_else(PoisonError::into_inner) = info.clone();
+        let messages = built.session.agent().with_state(|s| s.messages.clone());
+        *lock(&self.live) = Live {
+            session: built.session.clone(),
+            persistence: built.persistence.clone(),
+            run_cwd: built.run_cwd.clone(),
+            router: built.router.clone(),
+        };
+        let notice = match request {
+            SwitchRequest::Open(_) => "Resumed session",
+            SwitchRequest::New => "✓ New session started",
+            SwitchRequest::Fork(_) => "Forked to new session",
+            SwitchRequest::Branch { .. } => "Navigated to selected point",
+        };
+        Ok(Switched {
+            session: Some(built.session),
+            info,
+            messages,
+            editor_text,
+            notice: notice.to_owned(),
+        })
+    }
+
+    /// `/tree`: the leaf moves as Pi moves it, the agent's transcript follows; same session.
+    async fn branch(
+        &self,
+        entry_id: &str,
+        summarize: bool,
+        info: SessionInfo,
+    ) -> Result<Switched, String> {
+        let session = lock(&self.live).session.clone();
+        session.abort().await;
+        let summary = if summarize {
+            let abandoned = self
+                .live_file(|file| abandoned_entries(file, file.leaf_id(), entry_id))
+                .unwrap_or_default();
+            if abandoned.is_empty() {
+                None
+            } else {
+                let model = session.agent().with_state(|s| s.model.clone());
+                let agent = session.agent();
+                Some(summarize_branch(agent.provider(), &model, agent.api_key(), &abandoned).await?)
+            }
+        } else {
+            None
+        };
+        let moved = self.live_file(|file| {
+            let (leaf, text) =
+                tree_target(file, entry_id).ok_or_else(|| "No such entry".to_owned())?;
+            match (&summary, &leaf) {
+                (Some((text, details)), _) => {
+                    let details = serde_json::to_value(details).ok();
+                    file.branch_with_summary(leaf.as_deref(), text, details, None)
+                        .map_err(|e| e.to_string())?;
+                }
+                (None, Some(id)) => file.branch(id).map_err(|e| e.to_string())?,
+                (None, None) => file.reset_leaf(),
+            }
+            Ok::<_, String>((file.context(), text))
+        });
+        let (context, editor_text) =
+            moved.unwrap_or_else(|| Err("This session has no file".to_owned()))?;
+        rho_host::persist::restore_messages(&session, &context);
+        Ok(Switched {
+            session: None,
+            info,
+            messages: context.messages,
+            editor_text,
+            notice: "Navigated to selected point".to_owned(),
+        })
+    }
+}
+
+/// Syncs and lets go of the live session's file; failures are reported on stderr when the
+/// screen is back (they are kept by the writer until then).
+fn release(live: &mut Live) {
+    if let Some(persistence) = live.persistence.take() {
+        let _ = persistence.sync();
+        drop(persistence.detach());
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+#[async_trait]
+impl SessionSwitcher for Switcher {
+    fn list(&self, all: bool) -> Vec<SessionRow> {
+        let listed = match (all, &self.sessions, &self.local) {
+            (true, Some(sessions), _) => sessions.list_all(),
+            (_, _, Some(local)) => list_sessions(local),
+            (_, _, None) => Vec::new(),
+        };
+        let live = lock(&self.live)
+            .persistence
+            .as_ref()
+            .and_then(Persistence::path);
+        // The empty session `rho --resume` starts on is nothing to resume.
+        listed
+            .into_iter()
+            .filter(|s| s.message_count > 0 || live.as_deref() != Some(s.path.as_path()))
+            .map(session_row)
+            .collect()
+    }
+
+    fn fork_points(&self) -> Vec<ForkPoint> {
+        self.live_file(|file| file.fork_messages())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|m| ForkPoint {
+                entry_id: m.entry_id,
+                text: m.text,
+            })
+            .collect()
+    }
+
+    fn tree(&self) -> Vec<TreeRow> {
+        self.live_file(|file| tree_rows(file)).unwrap_or_default()
+    }
+
+    async fn switch(&self, request: SwitchRequest) -> Result<Switched, String> {
+        match &request {
+            SwitchRequest::Branch {
+                entry_id,
+                summarize,
+            } => {
+                let info = self.current_info();
+                self.branch(entry_id, *summarize, info).await
+            }
+            _ => self.replace(request).await,
+        }
+    }
+}
+
+impl Switcher {
+    /// The status line's facts of the live session, with the thinking level it has now.
+    fn current_info(&self) -> SessionInfo {
+        let mut info = self
+            .info
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        info.thinking = lock(&self.live)
+            .session
+            .agent()
+            .with_state(|s| s.thinking_level);
+        info
+    }
+}

@@ -1,0 +1,304 @@
+//! The interactive mode's `/` commands and keybindings against the loopback mock provider,
+//! driven in `tmux`: `/model` switches the model the next request names, `/compact` summarises
+//! through the model, `/export` writes the page, and `keybindings.json` moves a shortcut.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::time::Instant;
+
+use rho_testkit::{MockResponse, MockServer};
+use serde_json::{Value, json};
+
+use crate::interactive_tmux::{DEADLINE, Tmux, last_line};
+
+fn answer(text: &str) -> MockResponse {
+    let chunk = json!({"id": "c", "model": "m",
+        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]});
+    MockResponse::sse(&[&chunk.to_string(), "[DONE]"])
+}
+
+/// The mock server on a runtime of its own, so the test's blocking polls never stall it.
+struct Mock {
+    server: MockServer,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Mock {
+    fn start(script: Vec<MockResponse>) -> Mock {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let server = runtime.block_on(MockServer::start(script));
+        Mock {
+            server,
+            _runtime: runtime,
+        }
+    }
+
+    fn bodies(&self) -> Vec<Value> {
+        self.server
+            .requests()
+            .iter()
+            .map(|r| r.body_json().unwrap())
+            .collect()
+    }
+
+    fn wait_requests(&self, n: usize) -> Vec<Value> {
+        let start = Instant::now();
+        while self.server.requests().len() < n {
+            assert!(start.elapsed() < DEADLINE, "only {:?}", self.bodies());
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        self.bodies()
+    }
+}
+
+/// `RHO_HOME` (the tmux shell's `HOME`) with a `mock` provider serving models `a` and `b`.
+fn project(mock: &Mock) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let models = json!({"providers": {"mock": {
+        "baseUrl": format!("{}/v1", mock.server.base_url()),
+        "api": "openai-completions",
+        "apiKey": "sk-test",
+        "models": [{"id": "a"}, {"id": "b"}]
+    }}});
+    std::fs::write(dir.path().join("models.json"), models.to_string()).unwrap();
+    dir
+}
+
+fn open_rho(dir: &Path, flags: &str) -> Tmux {
+    let tmux = Tmux::start(dir);
+    tmux.wait_for("the shell prompt", |s| last_line(s).starts_with("PROMPT$"));
+    let rho = env!("CARGO_BIN_EXE_rho");
+    tmux.type_text(&format!("{rho} --model mock/a {flags}"));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the footer", |s| s.contains("ctx ?/"));
+    tmux
+}
+
+fn send(tmux: &Tmux, text: &str) {
+    tmux.type_text(text);
+    tmux.keys(&["Enter"]);
+}
+
+fn quit(tmux: &Tmux) {
+    send(tmux, "/quit");
+    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
+}
+
+/// The texts of a request's user messages.
+fn user_texts(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| match &m["content"] {
+            Value::String(text) => text.clone(),
+            Value::Array(blocks) => blocks
+                .iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join(""),
+            _ => String::new(),
+        })
+        .collect()
+}
+
+#[test]
+fn a_model_picked_with_slash_model_gets_the_next_request_and_is_recorded() {
+    let mock = Mock::start(vec![answer("from a"), answer("from b")]);
+    let dir = project(&mock);
+    let tmux = open_rho(dir.path(), "");
+    send(&tmux, "first");
+    tmux.wait_for("the first answer", |s| s.contains("from a"));
+
+    send(&tmux, "/model");
+    let picker = tmux.wait_for("the model picker", |s| s.contains("Search:"));
+    assert!(
+        picker.contains("a  [mock]") && picker.contains("b  [mock]"),
+        "{picker}"
+    );
+    tmux.type_text("b");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the switch", |s| s.contains("Model: mock/b"));
+    send(&tmux, "second");
+    tmux.wait_for("the second answer", |s| s.contains("from b"));
+
+    let bodies = mock.wait_requests(2);
+    assert_eq!(
+        (&bodies[0]["model"], &bodies[1]["model"]),
+        (&json!("a"), &json!("b"))
+    );
+    quit(&tmux);
+    let sessions = dir.path().join("sessions");
+    let file = walk_jsonl(&sessions);
+    let changes: Vec<Value> = std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["type"] == "model_change")
+        .map(|e| json!([e["provider"], e["modelId"]]))
+        .collect();
+    assert_eq!(changes.last(), Some(&json!(["mock", "b"])));
+}
+
+#[test]
+fn a_model_of_another_provider_gets_its_own_endpoint_and_key() {
+    let first = Mock::start(vec![answer("from mock")]);
+    let second = Mock::start(vec![answer("from other")]);
+    let dir = tempfile::tempdir().unwrap();
+    let models = json!({"providers": {
+        "mock": {"baseUrl": format!("{}/v1", first.server.base_url()),
+                 "api": "openai-completions", "apiKey": "sk-one", "models": [{"id": "a"}]},
+        "other": {"baseUrl": format!("{}/v1", second.server.base_url()),
+                  "api": "openai-completions", "apiKey": "sk-two", "models": [{"id": "c"}]}
+    }});
+    std::fs::write(dir.path().join("models.json"), models.to_string()).unwrap();
+    let tmux = open_rho(dir.path(), "");
+    send(&tmux, "first");
+    tmux.wait_for("the first answer", |s| s.contains("from mock"));
+    send(&tmux, "/model");
+    tmux.wait_for("the model picker", |s| s.contains("Search:"));
+    tmux.type_text("c");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the switch", |s| s.contains("Model: other/c"));
+    send(&tmux, "second");
+    tmux.wait_for("the second answer", |s| s.contains("from other"));
+    quit(&tmux);
+
+    let (one, two) = (first.server.requests(), second.server.requests());
+    assert_eq!((one.len(), two.len()), (1, 1));
+    assert_eq!(one[0].header("authorization"), Some("Bearer sk-one"));
+    assert_eq!(two[0].header("authorization"), Some("Bearer sk-two"));
+    let body = two[0].body_json().unwrap();
+    assert_eq!(body["model"], json!("c"));
+    assert_eq!(user_texts(&body), ["first", "second"]);
+}
+
+fn walk_jsonl(dir: &Path) -> std::path::PathBuf {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                found.push(path);
+            }
+        }
+    }
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.remove(0)
+}
+
+#[test]
+fn compact_summarises_through_the_model_and_the_next_request_starts_from_the_summary() {
+    let mock = Mock::start(vec![
+        answer("hello back"),
+        answer("SUMMARY OF THE GREETING"),
+        answer("after compaction"),
+    ]);
+    let dir = project(&mock);
+    let tmux = open_rho(dir.path(), "--no-session");
+    send(&tmux, "hello");
+    tmux.wait_for("the answer", |s| s.contains("hello back"));
+    send(&tmux, "/compact keep the greeting");
+    tmux.wait_for("the compaction", |s| s.contains("Context compacted"));
+    send(&tmux, "next");
+    tmux.wait_for("the last answer", |s| s.contains("after compaction"));
+
+    let bodies = mock.wait_requests(3);
+    let asked = user_texts(&bodies[1]).join("\n");
+    assert!(asked.contains("keep the greeting"), "{asked}");
+    let users = user_texts(&bodies[2]);
+    assert!(users[0].contains("SUMMARY OF THE GREETING"), "{users:?}");
+    assert_eq!(users.last().map(String::as_str), Some("next"));
+    quit(&tmux);
+}
+
+#[test]
+fn export_writes_the_html_page_where_asked() {
+    let mock = Mock::start(vec![answer("exported answer")]);
+    let dir = project(&mock);
+    let tmux = open_rho(dir.path(), "");
+    send(&tmux, "export me");
+    tmux.wait_for("the answer", |s| s.contains("exported answer"));
+    send(&tmux, "/export page.html");
+    let path = dir.path().join("page.html");
+    tmux.wait_for("the export notice", |s| s.contains("Session exported to:"));
+    let html = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        html.starts_with("<!DOCTYPE html>"),
+        "{}",
+        &html[..80.min(html.len())]
+    );
+    assert!(html.contains("export me") && html.contains("exported answer"));
+    quit(&tmux);
+}
+
+#[test]
+fn a_shortcut_moved_in_keybindings_json_answers_to_the_new_key_only() {
+    let mock = Mock::start(Vec::new());
+    let dir = project(&mock);
+    std::fs::write(
+        dir.path().join("keybindings.json"),
+        r#"{"app.model.select": "ctrl+p"}"#,
+    )
+    .unwrap();
+    let tmux = open_rho(dir.path(), "--no-session");
+    // Ctrl+L no longer opens it: the `x` typed after it lands in the editor.
+    tmux.keys(&["C-l"]);
+    tmux.type_text("x");
+    let screen = tmux.wait_for("the typed x", |s| s.lines().any(|l| l.trim_end() == "x"));
+    assert!(!screen.contains("Search:"), "{screen}");
+    tmux.keys(&["C-u", "C-p"]);
+    tmux.wait_for("the model picker", |s| s.contains("Search:"));
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the picker closed", |s| !s.contains("Search:"));
+    quit(&tmux);
+}
+
+#[test]
+fn a_broken_keybindings_file_is_one_warning_and_the_defaults_work() {
+    let mock = Mock::start(Vec::new());
+    let dir = project(&mock);
+    std::fs::write(dir.path().join("keybindings.json"), "{broken").unwrap();
+    let tmux = open_rho(dir.path(), "--no-session");
+    tmux.wait_for("the warning", |s| {
+        s.contains("Warning: keybindings.json ignored, default keys in use:")
+    });
+    tmux.keys(&["C-l"]);
+    tmux.wait_for("the model picker", |s| s.contains("Search:"));
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the picker closed", |s| !s.contains("Search:"));
+    quit(&tmux);
+}
+
+#[test]
+fn session_shows_the_file_and_the_message_counts() {
+    let mock = Mock::start(vec![answer("counted")]);
+    let dir = project(&mock);
+    let tmux = open_rho(dir.path(), "");
+    send(&tmux, "count me");
+    tmux.wait_for("the answer", |s| s.contains("counted"));
+    send(&tmux, "/session");
+    let panel = tmux.wait_for("the statistics", |s| s.contains("Press any key to close"));
+    let file = walk_jsonl(&dir.path().join("sessions"));
+    // The path is wrapped at the panel's width: compare it without the borders and breaks.
+    let joined: String = panel
+        .lines()
+        .map(|l| l.trim_matches(|c| c == '│' || c == ' '))
+        .collect();
+    assert!(joined.contains(&file.display().to_string()), "{panel}");
+    assert!(panel.contains("User messages       1"), "{panel}");
+    assert!(panel.contains("Assistant messages  1"), "{panel}");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the panel closed", |s| {
+        !s.contains("Press any key to close")
+    });
+    quit(&tmux);
+}

@@ -1,0 +1,370 @@
+//! Sessions in the interactive mode, driven in `tmux` against the loopback mock provider:
+//! `/resume` and `rho --resume` open the picker and continue the picked session, `/fork` starts a
+//! new file branched before a user message, `/tree` moves the leaf to another branch. Every check
+//! is on what the model received (request bodies) and on the session files.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rho_testkit::{MockResponse, MockServer};
+use serde_json::{Value, json};
+
+use crate::interactive_tmux::{DEADLINE, Tmux, last_line};
+
+fn answer(text: &str) -> MockResponse {
+    let chunk = json!({"id": "c", "model": "m",
+        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]});
+    MockResponse::sse(&[&chunk.to_string(), "[DONE]"])
+}
+
+/// The mock server on a runtime of its own, so the test's blocking polls never stall it.
+struct Mock {
+    server: MockServer,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Mock {
+    fn start(script: Vec<MockResponse>) -> Mock {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let server = runtime.block_on(MockServer::start(script));
+        Mock {
+            server,
+            _runtime: runtime,
+        }
+    }
+
+    /// Waits until `n` requests arrived and returns their bodies.
+    fn wait_requests(&self, n: usize) -> Vec<Value> {
+        let start = Instant::now();
+        while self.server.requests().len() < n {
+            assert!(
+                start.elapsed() < DEADLINE,
+                "only {} requests",
+                self.server.requests().len()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        self.server
+            .requests()
+            .iter()
+            .map(|r| r.body_json().unwrap())
+            .collect()
+    }
+}
+
+/// `RHO_HOME` (the tmux shell's `HOME` and cwd) with a `mock` provider.
+fn project(mock: &Mock) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let models = json!({"providers": {"mock": {
+        "baseUrl": format!("{}/v1", mock.server.base_url()),
+        "api": "openai-completions",
+        "apiKey": "sk-test",
+        "models": [{"id": "a"}]
+    }}});
+    std::fs::write(dir.path().join("models.json"), models.to_string()).unwrap();
+    dir
+}
+
+/// Starts `rho --model mock/a <flags>` in the shell of `tmux`.
+fn start_rho(tmux: &Tmux, flags: &str) {
+    tmux.wait_for("the shell prompt", |s| last_line(s).starts_with("PROMPT$"));
+    let rho = env!("CARGO_BIN_EXE_rho");
+    tmux.type_text(&format!("{rho} --model mock/a {flags}"));
+    tmux.keys(&["Enter"]);
+}
+
+fn open_rho(dir: &Path) -> Tmux {
+    let tmux = Tmux::start(dir);
+    start_rho(&tmux, "");
+    tmux.wait_for("the footer", |s| s.contains("ctx ?/"));
+    tmux
+}
+
+fn quit(tmux: &Tmux) {
+    tmux.keys(&["C-c", "C-c"]);
+    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
+}
+
+fn send(tmux: &Tmux, text: &str) {
+    tmux.type_text(text);
+    tmux.keys(&["Enter"]);
+}
+
+/// One exchange: `prompt` sent, `reply` on screen.
+fn exchange(tmux: &Tmux, prompt: &str, reply: &str) {
+    send(tmux, prompt);
+    tmux.wait_for(reply, |s| s.contains(reply));
+}
+
+/// The text of each message in a request, as `role: text`.
+fn transcript(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] != "system")
+        .map(|m| {
+            let text = match &m["content"] {
+                Value::String(text) => text.clone(),
+                Value::Array(blocks) => blocks
+                    .iter()
+                    .filter_map(|b| b["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join(""),
+                _ => String::new(),
+            };
+            format!("{}: {text}", m["role"].as_str().unwrap_or(""))
+        })
+        .collect()
+}
+
+/// Every session file under `RHO_HOME/sessions`, sorted by name (they start with their time).
+fn session_files(home: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![home.join("sessions")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The user and assistant texts of a session file's `message` entries, in file order.
+fn file_messages(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|entry| entry["type"] == "message")
+        .map(|entry| {
+            let message = &entry["message"];
+            let text = match &message["content"] {
+                Value::String(text) => text.clone(),
+                Value::Array(blocks) => blocks
+                    .iter()
+                    .filter_map(|b| b["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join(""),
+                _ => String::new(),
+            };
+            format!("{}: {text}", message["role"].as_str().unwrap_or(""))
+        })
+        .collect()
+}
+
+#[test]
+fn a_session_resumed_from_the_picker_is_shown_and_carried_by_the_next_request() {
+    let mock = Mock::start(vec![answer("noted apple"), answer("it was apple")]);
+    let dir = project(&mock);
+    let tmux = open_rho(dir.path());
+    exchange(&tmux, "remember apple", "noted apple");
+    quit(&tmux);
+
+    start_rho(&tmux, "");
+    tmux.wait_for("the footer", |s| s.contains("ctx ?/"));
+    send(&tmux, "/resume");
+    tmux.wait_for("the picker", |s| {
+        s.contains("Resume Session (Current Folder)") && s.contains("remember apple")
+    });
+    tmux.type_text("apple");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("the resumed transcript", |s| s.contains("Resumed session"));
+    assert!(screen.contains("noted apple"), "{screen}");
+    exchange(&tmux, "what was it?", "it was apple");
+    let bodies = mock.wait_requests(2);
+    assert_eq!(
+        transcript(&bodies[1]),
+        [
+            "user: remember apple",
+            "assistant: noted apple",
+            "user: what was it?"
+        ]
+    );
+    quit(&tmux);
+    let first = &session_files(dir.path())[0];
+    assert_eq!(
+        file_messages(first),
+        [
+            "user: remember apple",
+            "assistant: noted apple",
+            "user: what was it?",
+            "assistant: it was apple"
+        ]
+    );
+}
+
+#[test]
+fn rho_resume_in_a_terminal_opens_the_picker_and_continues_the_picked_session() {
+    let mock = Mock::start(vec![answer("noted pear"), answer("it was pear")]);
+    let dir = project(&mock);
+    let tmux = open_rho(dir.path());
+    exchange(&tmux, "remember pear", "noted pear");
+    quit(&tmux);
+
+    start_rho(&tmux, "--resume");
+    let picker = tmux.wait_for("the picker", |s| {
+        s.contains("Resume Session (Current Folder)")
+    });
+    assert!(picker.contains("› remember pear"), "{picker}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the resumed transcript", |s| s.contains("Resumed session"));
+    exchange(&tmux, "and now?", "it was pear");
+    let bodies = mock.wait_requests(2);
+    assert_eq!(
+        transcript(&bodies[1]),
+        [
+            "user: remember pear",
+            "assistant: noted pear",
+            "user: and now?"
+        ]
+    );
+    quit(&tmux);
+}
+
+#[test]
+fn fork_writes_a_new_file_holding_the_branch_before_the_picked_message() {
+    let mock = Mock::start(vec![
+        answer("one done"),
+        answer("two done"),
+        answer("two again"),
+    ]);
+    let dir = project(&mock);
+    let tmux = open_rho(dir.path());
+    exchange(&tmux, "step one", "one done");
+    exchange(&tmux, "step two", "two done");
+    send(&tmux, "/fork");
+    let picker = tmux.wait_for("the fork picker", |s| s.contains("Fork from a message"));
+    assert!(picker.contains("› step two"), "{picker}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the fork", |s| s.contains("Forked to new session"));
+    let files = session_files(dir.path());
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert_eq!(
+        file_messages(&files[1]),
+        ["user: step one", "assistant: one done"]
+    );
+    // The picked message is back in the editor: Enter sends it on the new branch.
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the answer on the fork", |s| s.contains("two again"));
+    let bodies = mock.wait_requests(3);
+    assert_eq!(
+        transcript(&bodies[2]),
+        ["user: step one", "assistant: one done", "user: step two"]
+    );
+    quit(&tmux);
+    assert_eq!(
+        file_messages(&files[1]),
+        [
+            "user: step one",
+            "assistant: one done",
+            "user: step two",
+            "assistant: two again"
+        ]
+    );
+}
+
+#[test]
+fn the_tree_switches_branches_and_a_summary_of_the_branch_left_reaches_the_next_request() {
+    let mock = Mock::start(vec![
+        answer("base done"),
+        answer("left done"),
+        answer("right done"),
+        answer("RIGHT-SUMMARY"),
+        answer("back on left"),
+    ]);
+    let dir = project(&mock);
+    let tmux = open_rho(dir.path());
+    exchange(&tmux, "base", "base done");
+    exchange(&tmux, "go left", "left done");
+
+    // The leaf is on "left done"; one row up is the user message that started that branch.
+    send(&tmux, "/tree");
+    let tree = tmux.wait_for("the tree", |s| s.contains("Session Tree"));
+    assert!(tree.contains("assistant: \"left done\"   "), "{tree}");
+    tmux.keys(&["Up", "Enter"]);
+    tmux.wait_for("the summary question", |s| {
+        s.contains("Summarize branch?") && s.contains("› No summary")
+    });
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the move", |s| s.contains("Navigated to selected point"));
+    // Pi puts the picked message back in the editor; this branch asks something else.
+    tmux.keys(&["C-u"]);
+    exchange(&tmux, "go right", "right done");
+    let bodies = mock.wait_requests(3);
+    assert_eq!(
+        transcript(&bodies[2]),
+        ["user: base", "assistant: base done", "user: go right"]
+    );
+
+    // Back to the left branch's leaf, with a summary of the right branch.
+    send(&tmux, "/tree");
+    let screen = tmux.wait_for("the tree with both branches", |s| {
+        s.contains("Session Tree") && s.contains("\"left done\"") && s.contains("← active")
+    });
+    let rows: Vec<&str> = screen.lines().collect();
+    let left = rows
+        .iter()
+        .position(|l| l.contains("\"left done\""))
+        .unwrap();
+    let current = rows.iter().position(|l| l.contains("← active")).unwrap();
+    for _ in left..current {
+        tmux.keys(&["Up"]);
+    }
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the summary question", |s| s.contains("Summarize branch?"));
+    tmux.keys(&["Down", "Enter"]);
+    // The right branch leaves the screen once the summary is written and the leaf moved.
+    tmux.wait_for("the second move", |s| {
+        s.contains("Navigated to selected point") && !s.contains("right done")
+    });
+    let bodies = mock.wait_requests(4);
+    let summary_request = &bodies[3];
+    assert!(
+        summary_request["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("You are a context summarization assistant."),
+        "{summary_request}"
+    );
+    let asked = transcript(summary_request);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].starts_with("user: <conversation>\n"), "{asked:?}");
+    assert!(
+        asked[0].contains("go right") && asked[0].contains("right done"),
+        "{asked:?}"
+    );
+    assert!(!asked[0].contains("go left"), "{asked:?}");
+    assert!(
+        asked[0].ends_with("Preserve exact file paths, function names, and error messages."),
+        "{asked:?}"
+    );
+
+    exchange(&tmux, "continue left", "back on left");
+    let bodies = mock.wait_requests(5);
+    assert_eq!(
+        transcript(&bodies[4]),
+        [
+            "user: base",
+            "assistant: base done",
+            "user: go left",
+            "assistant: left done",
+            "user: The following is a summary of a branch that this conversation came back from:\n\n\
+             <summary>\nThe user explored a different conversation branch before returning here.\n\
+             Summary of that exploration:\n\nRIGHT-SUMMARY</summary>",
+            "user: continue left"
+        ]
+    );
+    quit(&tmux);
+}
