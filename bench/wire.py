@@ -104,6 +104,10 @@ def cases(a, exes, bins, scen_dir, out):
     everyone = dict(exes)
     everyone["rho-nolocal"] = [bins["rho_nolocal"]]
     result = []
+    # The runner's own floor: spawning and timing a tiny C program that prints its version. The
+    # row shows it in rho's column; rho's start-up cost is its `--version` minus this.
+    result.append({"scenario": 1, "name": "floor: `/bin/true --version`",
+                   "cmds": {"rho": (["/bin/true", "--version"], empty)}})
     for flag in ("--version", "--help"):
         result.append({"scenario": 1, "name": "`%s`" % flag,
                        "cmds": {w: (c + [flag], empty) for w, c in everyone.items()}})

@@ -1,4 +1,4 @@
-//! One model call on a blocking thread: the prompt through llama.cpp, then token by token
+//! One model call on the llama.cpp thread: the prompt through llama.cpp, then token by token
 //! through the samplers, streaming events as the text arrives.
 
 use std::num::NonZeroU32;
@@ -28,7 +28,7 @@ const BATCH: usize = 512;
 const PENALTY_LAST_N: i32 = 64;
 const PENALTY_REPEAT: f32 = 1.1;
 
-/// Everything one call needs, moved onto the blocking thread.
+/// Everything one call needs, moved onto the llama.cpp thread.
 pub(crate) struct Job {
     pub path: PathBuf,
     pub context: Context,
@@ -71,6 +71,8 @@ pub(crate) fn run(mut job: Job) {
 }
 
 fn generate(job: &mut Job) -> Result<StopReason, Stop> {
+    // A call cancelled while it waited for the llama.cpp thread ends before any work.
+    checkpoint(job)?;
     let model = load_model(&job.path)?;
     let choice = tool_choice_for(&job.context);
     if choice == ToolChoice::Auto {

@@ -14,6 +14,7 @@ pub mod install;
 pub mod prompt;
 mod provider;
 pub mod tool_call;
+mod worker;
 
 pub use engine::LocalError;
 pub use generate::ABORTED_MESSAGE;

@@ -8,7 +8,8 @@ use rho_ai::{
 };
 
 use crate::emit::Emitter;
-use crate::generate::{Job, run};
+use crate::generate::Job;
+use crate::worker::submit;
 
 /// The provider name and api of local models.
 pub const LOCAL_PROVIDER: &str = "local";
@@ -45,7 +46,9 @@ pub fn local_model(path: &Path) -> Model {
 
 /// Runs GGUF models in process with llama.cpp. Each model file (the model's `base_url`) is
 /// loaded once per process and shared; every call gets its own context of at most
-/// [`CONTEXT_WINDOW`] tokens, on a blocking thread. Output is capped at the smaller of
+/// [`CONTEXT_WINDOW`] tokens. Calls run one at a time, in order, on one dedicated thread that
+/// lives as long as the process (llama.cpp's OpenMP threads slow down when several threads
+/// start them). Output is capped at the smaller of
 /// `options.max_tokens` and the model's `max_tokens`; decoding is greedy unless
 /// `options.temperature` is above zero.
 #[derive(Clone, Debug, Default)]
@@ -87,15 +90,9 @@ impl Provider for LocalProvider {
             cancel: options.cancel,
             emitter: Emitter::new(sender, model),
         };
-        // Loading and generating block for a long time: they run off the async runtime.
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => {
-                runtime.spawn_blocking(move || run(job));
-            }
-            Err(_) => {
-                std::thread::spawn(move || run(job));
-            }
-        }
+        // Loading and generating block for a long time, and llama.cpp must stay on one thread
+        // (see `worker`): the call goes to that thread's queue.
+        submit(job);
         stream
     }
 }

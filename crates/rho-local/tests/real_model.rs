@@ -15,9 +15,9 @@ use rho_local::{LocalProvider, install_model, local_model, verify_model_digest};
 use serde_json::json;
 use tokio::sync::Mutex;
 
-static ONE_AT_A_TIME: Mutex<()> = Mutex::const_new(());
+pub(crate) static ONE_AT_A_TIME: Mutex<()> = Mutex::const_new(());
 
-fn installed_model() -> PathBuf {
+pub(crate) fn installed_model() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
         let home = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rho-local-home");

@@ -2,6 +2,7 @@
 
 mod grammar_builder;
 mod model_file;
+mod one_llama_thread;
 mod real_model;
 mod tool_call_parser;
 mod tool_choice;

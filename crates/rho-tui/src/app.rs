@@ -12,7 +12,9 @@ use serde_json::Value;
 
 use crate::editor::Editor;
 use crate::status::{RetryWait, SessionInfo, Status};
-use crate::transcript::{AssistantBlock, AssistantEntry, Entry, ToolEntry, ToolStatus};
+use crate::transcript::{
+    AssistantBlock, AssistantEntry, Entry, SummaryEntry, SummaryKind, ToolEntry, ToolStatus,
+};
 
 /// The interactive mode's whole state; the view renders it, nothing else.
 #[derive(Clone, Debug)]
@@ -276,10 +278,14 @@ impl App {
                 if let Some(error) = &end.error_message {
                     self.transcript
                         .push(Entry::Error(format!("Compaction failed: {error}")));
-                } else if end.result.is_some() {
+                } else if let Some(result) = &end.result {
                     self.status.context_tokens = None;
-                    self.transcript
-                        .push(Entry::Notice("Context compacted".to_owned()));
+                    self.transcript.push(Entry::Summary(SummaryEntry {
+                        kind: SummaryKind::Compaction {
+                            tokens_before: result.tokens_before,
+                        },
+                        summary: result.summary.clone(),
+                    }));
                 }
             }
             SessionNotice::AgentSettled(_) => {

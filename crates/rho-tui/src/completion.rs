@@ -99,14 +99,44 @@ impl Completion {
     }
 }
 
-/// The `@` word ending at `cursor`: its byte offset and the text after the `@`. The `@` must
-/// start the text or follow whitespace (so `a@b.c` is not a file reference).
+/// The `@` word ending at `cursor`: its byte offset and the text after the `@` (after `@"` for a
+/// quoted path, which may hold spaces until its closing quote). The `@` must start the text or
+/// follow whitespace (so `a@b.c` is not a file reference).
 pub fn at_word(text: &str, cursor: usize) -> Option<(usize, &str)> {
     let before = text.get(..cursor)?;
+    if let Some(quoted) = open_quoted_word(before) {
+        return Some(quoted);
+    }
     let start = before.rfind(char::is_whitespace).map_or(0, |i| {
         i + before[i..].chars().next().map_or(1, char::len_utf8)
     });
     let word = &before[start..];
     let query = word.strip_prefix('@')?;
     Some((start, query))
+}
+
+/// The last `@"` word of `before` whose quote is still open.
+fn open_quoted_word(before: &str) -> Option<(usize, &str)> {
+    let (start, _) = before.rmatch_indices("@\"").find(|&(i, _)| {
+        before[..i]
+            .chars()
+            .next_back()
+            .is_none_or(char::is_whitespace)
+    })?;
+    let query = &before[start + 2..];
+    (!query.contains(['"', '\n'])).then_some((start, query))
+}
+
+/// What replaces the `@` word when `path` is accepted, and how many bytes before its end the
+/// cursor goes. As in Pi, a path with a space (or a word typed as `@"…`) is quoted: `@"a b" `; a
+/// file ends the word with a space, a directory keeps the cursor inside (before a closing
+/// quote) so its contents are listed next.
+pub fn accepted_text(path: &str, quoted: bool) -> (String, usize) {
+    let directory = path.ends_with('/');
+    match (quoted || path.contains(' '), directory) {
+        (true, true) => (format!("@\"{path}\""), 1),
+        (true, false) => (format!("@\"{path}\" "), 0),
+        (false, true) => (format!("@{path}"), 0),
+        (false, false) => (format!("@{path} "), 0),
+    }
 }

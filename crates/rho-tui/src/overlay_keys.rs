@@ -69,14 +69,18 @@ impl App {
                     return (key.code == KeyCode::Tab).then(Vec::new);
                 };
                 let start = completion.start;
-                let end = self.editor.cursor();
-                // A directory stays open for its contents; a file ends the word.
-                let with = if path.ends_with('/') {
-                    format!("@{path}")
-                } else {
-                    format!("@{path} ")
-                };
+                let mut end = self.editor.cursor();
+                let text = self.editor.text();
+                let quoted = text.get(start..).is_some_and(|w| w.starts_with("@\""));
+                // A quoted word's own closing quote is replaced with the path's.
+                if quoted && text.get(end..).is_some_and(|rest| rest.starts_with('"')) {
+                    end += 1;
+                }
+                let (with, back) = crate::completion::accepted_text(&path, quoted);
                 self.editor.replace_range(start..end, &with);
+                for _ in 0..back {
+                    self.editor.left();
+                }
                 self.completion = None;
                 self.refresh_completion();
             }

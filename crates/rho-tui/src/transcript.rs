@@ -18,6 +18,30 @@ pub enum Entry {
     Error(String),
     /// A neutral remark of the session (aborted run, compaction done).
     Notice(String),
+    /// A summary standing in for history the model no longer sees whole (a compaction's, or
+    /// the branch left behind by a tree switch); collapsed unless Ctrl+O expands tool output.
+    Summary(SummaryEntry),
+}
+
+/// A compaction or branch summary as shown.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryEntry {
+    /// Which kind of summary.
+    pub kind: SummaryKind,
+    /// The summary text (Markdown).
+    pub summary: String,
+}
+
+/// What a summary stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SummaryKind {
+    /// A compaction of the context, which held `tokens_before` tokens.
+    Compaction {
+        /// The estimated context tokens before compacting.
+        tokens_before: u64,
+    },
+    /// The branch left by a `/tree` switch.
+    Branch,
 }
 
 /// An assistant message's visible parts.

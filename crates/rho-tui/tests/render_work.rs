@@ -82,3 +82,101 @@ fn a_collapsed_read_of_a_long_file_highlights_only_the_lines_it_shows() {
         Some("  ... (1990 more lines, ctrl+o to expand)")
     );
 }
+
+/// An app showing `reply` as a finished answer, drawn once at 80×24; the lines highlighted and
+/// the screen's rows (text and whether any span of the row is coloured by a grammar).
+fn draw_finished(app: &rho_tui::App) -> (usize, Vec<(String, bool)>) {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::style::Color;
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let before = lines_highlighted();
+    terminal
+        .draw(|frame| rho_tui::view::draw(frame, app, std::time::Instant::now()))
+        .unwrap();
+    let work = lines_highlighted() - before;
+    let buffer = terminal.backend().buffer();
+    let rows = (0..buffer.area.height)
+        .map(|y| {
+            let cells: Vec<_> = (0..buffer.area.width)
+                .filter_map(|x| buffer.cell((x, y)))
+                .collect();
+            let text: String = cells.iter().map(|c| c.symbol()).collect();
+            let coloured = cells
+                .iter()
+                .any(|c| matches!(c.fg, Color::Rgb(..)) && !c.symbol().trim().is_empty());
+            (text.trim_end().to_owned(), coloured)
+        })
+        .collect();
+    (work, rows)
+}
+
+fn finished(reply: String) -> rho_tui::App {
+    use rho_tui::transcript::{AssistantBlock, AssistantEntry, Entry};
+    let mut app = crate::events::app();
+    app.transcript.push(Entry::Assistant(AssistantEntry {
+        blocks: vec![AssistantBlock::Text(reply)],
+        streaming: false,
+    }));
+    app
+}
+
+#[test]
+fn opening_a_finished_2000_line_reply_highlights_only_about_a_screen_of_code() {
+    let app = finished(long_reply());
+    let (work, rows) = draw_finished(&app);
+    // 17 code rows are on screen; whole chunks and their lead-in bring at most two screens.
+    assert!(
+        (17..=48).contains(&work),
+        "{work} lines highlighted to draw one screen of a 1,930-code-line reply"
+    );
+    let code_rows: Vec<bool> = rows
+        .iter()
+        .filter(|(text, _)| text.starts_with("  let v"))
+        .map(|&(_, coloured)| coloured)
+        .collect();
+    assert_eq!(
+        code_rows,
+        vec![true; 17],
+        "every code row on screen is highlighted"
+    );
+    let (again, _) = draw_finished(&app);
+    assert_eq!(
+        again, 0,
+        "a redraw of the same screen reuses the highlighted chunks"
+    );
+}
+
+#[test]
+fn scrolling_up_a_finished_reply_highlights_the_rows_that_come_into_view() {
+    let mut app = finished(long_reply());
+    draw_finished(&app);
+    app.scroll = 1000;
+    let (work, rows) = draw_finished(&app);
+    assert!((1..=48).contains(&work), "{work} lines highlighted");
+    let code_rows: Vec<bool> = rows
+        .iter()
+        .filter(|(text, _)| text.starts_with("  let v"))
+        .map(|&(_, coloured)| coloured)
+        .collect();
+    assert!(!code_rows.is_empty());
+    assert!(code_rows.iter().all(|&c| c), "{rows:#?}");
+}
+
+#[test]
+fn the_whole_conversation_as_lines_still_has_every_code_line_highlighted() {
+    let app = finished(long_reply());
+    let before = lines_highlighted();
+    let rows = rho_tui::view::conversation::lines(&app, 80, std::time::Instant::now());
+    assert!(lines_highlighted() - before >= 10 * 193);
+    let plain_code = rows
+        .iter()
+        .filter(|l| l.to_string().starts_with("  let v"))
+        .filter(|l| {
+            !l.spans
+                .iter()
+                .any(|s| matches!(s.style.fg, Some(ratatui::style::Color::Rgb(..))))
+        })
+        .count();
+    assert_eq!(plain_code, 0);
+}

@@ -126,7 +126,7 @@ fn down_moves_the_highlight_and_escape_closes_without_a_choice() {
     let Some(SessionsOverlay::Resume(open)) = &app.sessions else {
         panic!("the picker closed");
     };
-    assert_eq!(open.selected, 1);
+    assert_eq!(open.picker().selected_row(), 1);
     assert_eq!(press(&mut app, KeyCode::Esc), Vec::new());
     assert!(app.sessions.is_none());
     assert_eq!(app.editor.text(), "");

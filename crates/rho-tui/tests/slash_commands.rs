@@ -12,7 +12,7 @@ use rho_tui::keybindings::{KeySpec, Keybindings, KeybindingsError, Resolved};
 use rho_tui::picker::{Picker, PickerItem, PickerOutcome};
 use rho_tui::sessions::SwitchRequest;
 use rho_tui::slash::host::open_model_picker;
-use rho_tui::slash::{ModelOption, SlashAction, SlashRegistry, parse};
+use rho_tui::slash::{ModelOption, SettingChange, SlashAction, SlashRegistry, parse};
 use rho_tui::transcript::Entry;
 
 use crate::events::app;
@@ -342,22 +342,34 @@ fn a_bad_keybindings_file_keeps_the_defaults_and_says_why() {
 }
 
 #[test]
-fn settings_changes_a_setting_for_this_run_or_says_what_it_knows() {
+fn settings_changes_a_setting_now_and_keeps_it_or_says_what_it_knows() {
     let mut app = app();
+    let save = |change| Command::Slash(SlashAction::SaveSetting(change));
     assert_eq!(
         submit(&mut app, "/settings"),
         vec![Command::Slash(SlashAction::Settings)]
     );
     assert_eq!(
         submit(&mut app, "/settings auto-compaction off"),
-        vec![Command::Slash(SlashAction::SetAutoCompaction(false))]
+        vec![
+            Command::Slash(SlashAction::SetAutoCompaction(false)),
+            save(SettingChange::AutoCompaction(false)),
+        ]
     );
     assert_eq!(
         submit(&mut app, "/settings thinking low"),
-        vec![Command::SetThinking(ThinkingLevel::Low)]
+        vec![
+            Command::SetThinking(ThinkingLevel::Low),
+            save(SettingChange::ThinkingLevel(ThinkingLevel::Low)),
+        ]
     );
-    assert_eq!(submit(&mut app, "/settings theme light"), Vec::new());
+    assert_eq!(
+        submit(&mut app, "/settings theme light"),
+        vec![save(SettingChange::Theme("light".to_owned()))]
+    );
     assert_eq!(app.commands.theme, rho_tui::theme::Theme::Light);
+    // A level refused is neither applied nor kept.
+    assert_eq!(submit(&mut app, "/settings thinking loud"), Vec::new());
     assert_eq!(submit(&mut app, "/settings colour pink"), Vec::new());
     assert_eq!(
         app.transcript.last(),

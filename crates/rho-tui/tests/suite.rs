@@ -1,6 +1,7 @@
 //! The crate's integration tests, one module per concern, linked into one test binary.
 
 mod approval_prompt;
+mod at_paths;
 mod commands_render;
 mod editor_input;
 mod events;
@@ -8,8 +9,10 @@ mod keys;
 mod markdown;
 mod reducer;
 mod render_work;
+mod session_pickers;
 mod sessions_ui;
 mod slash_commands;
 mod status_branch;
+mod summary_blocks;
 mod tool_blocks;
 mod widgets;

@@ -83,6 +83,7 @@ pub async fn run(mut cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Res
         catalog,
         cwd: cwd.to_path_buf(),
         settings: settings_rows,
+        home: home.clone(),
     };
     let shell = SessionShell {
         live: live.clone(),

@@ -17,6 +17,7 @@ mod run;
 mod session_choice;
 mod session_switch;
 mod session_tree;
+mod settings_save;
 mod setup;
 mod slash_host;
 mod verify;

@@ -1,15 +1,18 @@
 //! The binary's side of the interactive mode's `/` commands ([`rho_tui::slash::CommandHost`]):
 //! the models with a key (`/model`, as RPC `get_available_models` lists them), switching the
 //! live session's model and recording it, `/session`'s statistics (RPC `get_session_stats`),
-//! `/export` (RPC `export_html`) and `/settings`; and what the UI loads at start-up: the
-//! commands of skills and prompt templates, `keybindings.json` and the theme.
+//! `/export` (RPC `export_html`) and `/settings` (kept in `RHO_HOME/settings.json`); and what
+//! the UI loads at start-up: the commands of skills and prompt templates, `keybindings.json`
+//! and the theme.
 
 use std::path::{Path, PathBuf};
 
+use rho_ai::ThinkingLevel;
 use rho_host::prompt::{PromptOptions, PromptResources};
 use rho_host::settings::{PROJECT_DIR, SETTINGS_FILE};
+use rho_models::{DEFAULT_THINKING_LEVEL, clamp_thinking_level};
 use rho_tui::keybindings::{self, Keybindings};
-use rho_tui::slash::{CommandHost, Commands, ModelOption, SlashRegistry};
+use rho_tui::slash::{CommandHost, Commands, ModelOption, SettingChange, SlashRegistry};
 use rho_tui::theme::{Theme, ThemeChoice};
 use serde_json::Value;
 
@@ -27,6 +30,8 @@ pub struct SlashHost {
     pub cwd: PathBuf,
     /// The effective settings' rows for `/settings`.
     pub settings: Vec<(String, String)>,
+    /// `RHO_HOME`, whose `settings.json` keeps what `/settings` changes (`None`: nowhere).
+    pub home: Option<PathBuf>,
 }
 
 impl CommandHost for SlashHost {
@@ -44,7 +49,7 @@ impl CommandHost for SlashHost {
             .collect()
     }
 
-    fn set_model(&self, wanted: &ModelOption) -> Result<(), String> {
+    fn set_model(&self, wanted: &ModelOption) -> Result<ThinkingLevel, String> {
         let (entry, route) = self
             .catalog
             .resolve(&wanted.provider, &wanted.id)
@@ -53,18 +58,33 @@ impl CommandHost for SlashHost {
         // The provider and key of another provider's model go with it (Pi's `setModel`).
         live.router.add_route(&entry.model, route);
         let agent = live.session.agent();
-        agent.update_state(|s| {
-            s.model = entry.model.clone();
-            if !entry.model.reasoning {
-                s.thinking_level = rho_ai::ThinkingLevel::Off;
+        // As RPC `set_model`: a model without reasoning keeps no level of its own, so the next
+        // one starts at the default; the level is clamped to the new model and recorded when
+        // it moved.
+        let wanted_level = agent.with_state(|s| {
+            if s.model.reasoning {
+                s.thinking_level
+            } else {
+                DEFAULT_THINKING_LEVEL
             }
         });
+        let effective = clamp_thinking_level(&entry, wanted_level);
+        let previous = agent.update_state(|s| {
+            s.model = entry.model.clone();
+            std::mem::replace(&mut s.thinking_level, effective)
+        });
         if let Some(persistence) = &live.persistence {
+            let unsaved = |error| format!("The model changed but was not saved: {error}");
             persistence
                 .record_model_change(&entry.model.provider, &entry.model.id)
-                .map_err(|error| format!("The model changed but was not saved: {error}"))?;
+                .map_err(unsaved)?;
+            if previous != effective {
+                persistence
+                    .record_thinking_level(effective)
+                    .map_err(unsaved)?;
+            }
         }
-        Ok(())
+        Ok(effective)
     }
 
     fn session_stats(&self) -> Vec<(String, String)> {
@@ -108,6 +128,7 @@ impl CommandHost for SlashHost {
         let agent = live.session.agent();
         let (model, thinking) = agent.with_state(|s| (s.model.clone(), s.thinking_level));
         let auto = live.session.auto_compaction_enabled();
+        let run_cwd = live.run_cwd.clone();
         drop(live);
         let mut rows = vec![
             (
@@ -120,10 +141,45 @@ impl CommandHost for SlashHost {
                 if auto { "on" } else { "off" }.to_owned(),
             ),
         ];
-        rows.extend(self.settings.iter().cloned());
+        // The theme setting may have been changed by `/settings theme` since start-up.
+        let theme = theme_setting(self.home.as_deref(), &run_cwd);
+        rows.extend(self.settings.iter().map(|(name, value)| {
+            if name == THEME_ROW {
+                (
+                    name.clone(),
+                    theme.clone().unwrap_or_else(|| "auto".to_owned()),
+                )
+            } else {
+                (name.clone(), value.clone())
+            }
+        }));
         rows
     }
+
+    fn save_setting(&self, change: &SettingChange) -> Result<(), String> {
+        let Some(home) = &self.home else {
+            return Err(
+                "No settings directory (RHO_HOME or HOME): the change is for this run only"
+                    .to_owned(),
+            );
+        };
+        let (key, value): (&[&str], Value) = match change {
+            SettingChange::ThinkingLevel(level) => (
+                &["defaultThinkingLevel"],
+                Value::from(thinking_name(*level)),
+            ),
+            SettingChange::AutoCompaction(enabled) => {
+                (&["compaction", "enabled"], Value::Bool(*enabled))
+            }
+            SettingChange::Theme(theme) => (&["theme"], Value::from(theme.as_str())),
+        };
+        crate::settings_save::save_setting(&home.join(SETTINGS_FILE), key, value)
+            .map_err(|error| error.to_string())
+    }
 }
+
+/// The `/settings` row of the theme setting (as opposed to the theme in effect).
+const THEME_ROW: &str = "theme (setting)";
 
 fn thinking_name(level: rho_ai::ThinkingLevel) -> &'static str {
     match serde_json::to_value(level) {
@@ -328,9 +384,6 @@ pub fn settings_rows(
             }
             .to_owned(),
         ),
-        (
-            "theme (setting)".to_owned(),
-            theme.unwrap_or("auto").to_owned(),
-        ),
+        (THEME_ROW.to_owned(), theme.unwrap_or("auto").to_owned()),
     ]
 }

@@ -3,108 +3,21 @@
 //! through the model, `/export` writes the page, and `keybindings.json` moves a shortcut.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::Path;
-use std::time::Instant;
-
-use rho_testkit::{MockResponse, MockServer};
 use serde_json::{Value, json};
 
-use crate::interactive_tmux::{DEADLINE, Tmux, last_line};
+use crate::interactive_support::{
+    Mock, answer, entries, only_jsonl, open_rho, send, user_texts, wait_shell,
+};
 
-fn answer(text: &str) -> MockResponse {
-    let chunk = json!({"id": "c", "model": "m",
-        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]});
-    MockResponse::sse(&[&chunk.to_string(), "[DONE]"])
-}
-
-/// The mock server on a runtime of its own, so the test's blocking polls never stall it.
-struct Mock {
-    server: MockServer,
-    _runtime: tokio::runtime::Runtime,
-}
-
-impl Mock {
-    fn start(script: Vec<MockResponse>) -> Mock {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let server = runtime.block_on(MockServer::start(script));
-        Mock {
-            server,
-            _runtime: runtime,
-        }
-    }
-
-    fn bodies(&self) -> Vec<Value> {
-        self.server
-            .requests()
-            .iter()
-            .map(|r| r.body_json().unwrap())
-            .collect()
-    }
-
-    fn wait_requests(&self, n: usize) -> Vec<Value> {
-        let start = Instant::now();
-        while self.server.requests().len() < n {
-            assert!(start.elapsed() < DEADLINE, "only {:?}", self.bodies());
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        self.bodies()
-    }
-}
-
-/// `RHO_HOME` (the tmux shell's `HOME`) with a `mock` provider serving models `a` and `b`.
+/// `RHO_HOME` with a `mock` provider serving models `a` and `b`.
 fn project(mock: &Mock) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let models = json!({"providers": {"mock": {
-        "baseUrl": format!("{}/v1", mock.server.base_url()),
-        "api": "openai-completions",
-        "apiKey": "sk-test",
-        "models": [{"id": "a"}, {"id": "b"}]
-    }}});
-    std::fs::write(dir.path().join("models.json"), models.to_string()).unwrap();
-    dir
+    crate::interactive_support::project(mock, json!([{"id": "a"}, {"id": "b"}]), None)
 }
 
-fn open_rho(dir: &Path, flags: &str) -> Tmux {
-    let tmux = Tmux::start(dir);
-    tmux.wait_for("the shell prompt", |s| last_line(s).starts_with("PROMPT$"));
-    let rho = env!("CARGO_BIN_EXE_rho");
-    tmux.type_text(&format!("{rho} --model mock/a {flags}"));
-    tmux.keys(&["Enter"]);
-    tmux.wait_for("the footer", |s| s.contains("ctx ?/"));
-    tmux
-}
-
-fn send(tmux: &Tmux, text: &str) {
-    tmux.type_text(text);
-    tmux.keys(&["Enter"]);
-}
-
-fn quit(tmux: &Tmux) {
+/// Leaves rho with `/quit`.
+fn quit(tmux: &crate::interactive_tmux::Tmux) {
     send(tmux, "/quit");
-    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
-}
-
-/// The texts of a request's user messages.
-fn user_texts(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .map(|m| match &m["content"] {
-            Value::String(text) => text.clone(),
-            Value::Array(blocks) => blocks
-                .iter()
-                .filter_map(|b| b["text"].as_str())
-                .collect::<Vec<_>>()
-                .join(""),
-            _ => String::new(),
-        })
-        .collect()
+    wait_shell(tmux, "the shell");
 }
 
 #[test]
@@ -134,11 +47,9 @@ fn a_model_picked_with_slash_model_gets_the_next_request_and_is_recorded() {
     );
     quit(&tmux);
     let sessions = dir.path().join("sessions");
-    let file = walk_jsonl(&sessions);
-    let changes: Vec<Value> = std::fs::read_to_string(file)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+    let file = only_jsonl(&sessions);
+    let changes: Vec<Value> = entries(&file)
+        .into_iter()
         .filter(|e| e["type"] == "model_change")
         .map(|e| json!([e["provider"], e["modelId"]]))
         .collect();
@@ -178,23 +89,6 @@ fn a_model_of_another_provider_gets_its_own_endpoint_and_key() {
     assert_eq!(user_texts(&body), ["first", "second"]);
 }
 
-fn walk_jsonl(dir: &Path) -> std::path::PathBuf {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(dir).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "jsonl") {
-                found.push(path);
-            }
-        }
-    }
-    assert_eq!(found.len(), 1, "{found:?}");
-    found.remove(0)
-}
-
 #[test]
 fn compact_summarises_through_the_model_and_the_next_request_starts_from_the_summary() {
     let mock = Mock::start(vec![
@@ -207,7 +101,7 @@ fn compact_summarises_through_the_model_and_the_next_request_starts_from_the_sum
     send(&tmux, "hello");
     tmux.wait_for("the answer", |s| s.contains("hello back"));
     send(&tmux, "/compact keep the greeting");
-    tmux.wait_for("the compaction", |s| s.contains("Context compacted"));
+    tmux.wait_for("the compaction", |s| s.contains("Compacted from"));
     send(&tmux, "next");
     tmux.wait_for("the last answer", |s| s.contains("after compaction"));
 
@@ -287,7 +181,7 @@ fn session_shows_the_file_and_the_message_counts() {
     tmux.wait_for("the answer", |s| s.contains("counted"));
     send(&tmux, "/session");
     let panel = tmux.wait_for("the statistics", |s| s.contains("Press any key to close"));
-    let file = walk_jsonl(&dir.path().join("sessions"));
+    let file = only_jsonl(&dir.path().join("sessions"));
     // The path is wrapped at the panel's width: compare it without the borders and breaks.
     let joined: String = panel
         .lines()

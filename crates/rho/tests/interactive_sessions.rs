@@ -5,160 +5,36 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
-use rho_testkit::{MockResponse, MockServer};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::interactive_tmux::{DEADLINE, Tmux, last_line};
+use crate::interactive_support::{
+    Mock, answer, entries, exchange, jsonl_files, message_text, quit, send, start_rho, transcript,
+};
+use crate::interactive_tmux::Tmux;
 
-fn answer(text: &str) -> MockResponse {
-    let chunk = json!({"id": "c", "model": "m",
-        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]});
-    MockResponse::sse(&[&chunk.to_string(), "[DONE]"])
-}
-
-/// The mock server on a runtime of its own, so the test's blocking polls never stall it.
-struct Mock {
-    server: MockServer,
-    _runtime: tokio::runtime::Runtime,
-}
-
-impl Mock {
-    fn start(script: Vec<MockResponse>) -> Mock {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let server = runtime.block_on(MockServer::start(script));
-        Mock {
-            server,
-            _runtime: runtime,
-        }
-    }
-
-    /// Waits until `n` requests arrived and returns their bodies.
-    fn wait_requests(&self, n: usize) -> Vec<Value> {
-        let start = Instant::now();
-        while self.server.requests().len() < n {
-            assert!(
-                start.elapsed() < DEADLINE,
-                "only {} requests",
-                self.server.requests().len()
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        self.server
-            .requests()
-            .iter()
-            .map(|r| r.body_json().unwrap())
-            .collect()
-    }
-}
-
-/// `RHO_HOME` (the tmux shell's `HOME` and cwd) with a `mock` provider.
+/// `RHO_HOME` with a `mock` provider serving model `a`.
 fn project(mock: &Mock) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let models = json!({"providers": {"mock": {
-        "baseUrl": format!("{}/v1", mock.server.base_url()),
-        "api": "openai-completions",
-        "apiKey": "sk-test",
-        "models": [{"id": "a"}]
-    }}});
-    std::fs::write(dir.path().join("models.json"), models.to_string()).unwrap();
-    dir
-}
-
-/// Starts `rho --model mock/a <flags>` in the shell of `tmux`.
-fn start_rho(tmux: &Tmux, flags: &str) {
-    tmux.wait_for("the shell prompt", |s| last_line(s).starts_with("PROMPT$"));
-    let rho = env!("CARGO_BIN_EXE_rho");
-    tmux.type_text(&format!("{rho} --model mock/a {flags}"));
-    tmux.keys(&["Enter"]);
+    crate::interactive_support::project(mock, json!([{"id": "a"}]), None)
 }
 
 fn open_rho(dir: &Path) -> Tmux {
-    let tmux = Tmux::start(dir);
-    start_rho(&tmux, "");
-    tmux.wait_for("the footer", |s| s.contains("ctx ?/"));
-    tmux
-}
-
-fn quit(tmux: &Tmux) {
-    tmux.keys(&["C-c", "C-c"]);
-    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
-}
-
-fn send(tmux: &Tmux, text: &str) {
-    tmux.type_text(text);
-    tmux.keys(&["Enter"]);
-}
-
-/// One exchange: `prompt` sent, `reply` on screen.
-fn exchange(tmux: &Tmux, prompt: &str, reply: &str) {
-    send(tmux, prompt);
-    tmux.wait_for(reply, |s| s.contains(reply));
-}
-
-/// The text of each message in a request, as `role: text`.
-fn transcript(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] != "system")
-        .map(|m| {
-            let text = match &m["content"] {
-                Value::String(text) => text.clone(),
-                Value::Array(blocks) => blocks
-                    .iter()
-                    .filter_map(|b| b["text"].as_str())
-                    .collect::<Vec<_>>()
-                    .join(""),
-                _ => String::new(),
-            };
-            format!("{}: {text}", m["role"].as_str().unwrap_or(""))
-        })
-        .collect()
+    crate::interactive_support::open_rho(dir, "")
 }
 
 /// Every session file under `RHO_HOME/sessions`, sorted by name (they start with their time).
 fn session_files(home: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs = vec![home.join("sessions")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "jsonl") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
+    jsonl_files(&home.join("sessions"))
 }
 
 /// The user and assistant texts of a session file's `message` entries, in file order.
 fn file_messages(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+    entries(path)
+        .into_iter()
         .filter(|entry| entry["type"] == "message")
         .map(|entry| {
             let message = &entry["message"];
-            let text = match &message["content"] {
-                Value::String(text) => text.clone(),
-                Value::Array(blocks) => blocks
-                    .iter()
-                    .filter_map(|b| b["text"].as_str())
-                    .collect::<Vec<_>>()
-                    .join(""),
-                _ => String::new(),
-            };
+            let text = message_text(&message["content"]);
             format!("{}: {text}", message["role"].as_str().unwrap_or(""))
         })
         .collect()

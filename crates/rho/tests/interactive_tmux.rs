@@ -128,11 +128,7 @@ fn a_prompt_streams_text_and_a_tool_block_steers_escape_aborts_and_ctrl_c_twice_
     ]], "fallback": [{"type": "text", "text": "done"}]});
     std::fs::write(dir.path().join("script.json"), script.to_string()).unwrap();
     let tmux = Tmux::start(dir.path());
-    tmux.wait_for("the shell prompt", |s| last_line(s).starts_with("PROMPT$"));
-
-    let rho = env!("CARGO_BIN_EXE_rho");
-    tmux.type_text(&format!("{rho} --faux-script script.json"));
-    tmux.keys(&["Enter"]);
+    crate::interactive_support::launch(&tmux, "--faux-script script.json");
     tmux.wait_for("the editor and the footer", |s| s.contains("ctx ?/"));
     assert!(
         tmux.alternate_screen_on(),
@@ -196,10 +192,7 @@ fn messages_on_the_command_line_are_sent_as_the_first_prompts() {
     ]});
     std::fs::write(dir.path().join("script.json"), script.to_string()).unwrap();
     let tmux = Tmux::start(dir.path());
-    tmux.wait_for("the shell prompt", |s| last_line(s).starts_with("PROMPT$"));
-    let rho = env!("CARGO_BIN_EXE_rho");
-    tmux.type_text(&format!("{rho} --faux-script script.json one two"));
-    tmux.keys(&["Enter"]);
+    crate::interactive_support::launch(&tmux, "--faux-script script.json one two");
     let screen = tmux.wait_for("both prompts answered in order", |s| {
         s.contains("second answer") && !s.contains("esc to interrupt")
     });

@@ -4,21 +4,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
-use std::time::Instant;
 
-use rho_testkit::{MockResponse, MockServer};
+use rho_testkit::MockResponse;
 use serde_json::{Value, json};
 
-use crate::interactive_tmux::{DEADLINE, Tmux, last_line};
-
-fn chunk(delta: Value, finish: Option<&str>) -> String {
-    json!({"id": "c", "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
-        .to_string()
-}
-
-fn answer(text: &str) -> MockResponse {
-    MockResponse::sse(&[&chunk(json!({"content": text}), Some("stop")), "[DONE]"])
-}
+use crate::interactive_support::{Mock, answer, chunk, entries, send, transcript, wait_shell};
+use crate::interactive_tmux::Tmux;
 
 fn bash_call(id: &str, command: &str) -> MockResponse {
     let arguments = json!({ "command": command }).to_string();
@@ -31,65 +22,14 @@ fn bash_call(id: &str, command: &str) -> MockResponse {
     ])
 }
 
-/// The mock server on a runtime of its own, so the test's blocking polls never stall it.
-struct Mock {
-    server: MockServer,
-    _runtime: tokio::runtime::Runtime,
-}
-
-impl Mock {
-    fn start(script: Vec<MockResponse>) -> Mock {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let server = runtime.block_on(MockServer::start(script));
-        Mock {
-            server,
-            _runtime: runtime,
-        }
-    }
-
-    fn bodies(&self) -> Vec<Value> {
-        self.server
-            .requests()
-            .iter()
-            .map(|r| r.body_json().unwrap())
-            .collect()
-    }
-
-    /// Waits until `n` requests arrived (the model's answer may still be streaming).
-    fn wait_requests(&self, n: usize) -> Vec<Value> {
-        let start = Instant::now();
-        while self.server.requests().len() < n {
-            assert!(start.elapsed() < DEADLINE, "only {:?}", self.bodies());
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        self.bodies()
-    }
-}
-
-/// `RHO_HOME` (the tmux shell's `HOME`) with a `mock` provider, and `rules` as the project's
+/// `RHO_HOME` with a `mock` provider serving model `a`, and `rules` as the project's
 /// `.rho/rules.toml`.
 fn project(mock: &Mock, rules: Option<&str>) -> tempfile::TempDir {
     project_with_model(mock, rules, json!({"id": "a"}))
 }
 
 fn project_with_model(mock: &Mock, rules: Option<&str>, model: Value) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let models = json!({"providers": {"mock": {
-        "baseUrl": format!("{}/v1", mock.server.base_url()),
-        "api": "openai-completions",
-        "apiKey": "sk-test",
-        "models": [model]
-    }}});
-    std::fs::write(dir.path().join("models.json"), models.to_string()).unwrap();
-    if let Some(rules) = rules {
-        std::fs::create_dir_all(dir.path().join(".rho")).unwrap();
-        std::fs::write(dir.path().join(".rho/rules.toml"), rules).unwrap();
-    }
-    dir
+    crate::interactive_support::project(mock, json!([model]), rules)
 }
 
 fn open_rho(dir: &Path) -> Tmux {
@@ -97,40 +37,7 @@ fn open_rho(dir: &Path) -> Tmux {
 }
 
 fn open_rho_with(dir: &Path, flags: &str) -> Tmux {
-    let tmux = Tmux::start(dir);
-    tmux.wait_for("the shell prompt", |s| last_line(s).starts_with("PROMPT$"));
-    let rho = env!("CARGO_BIN_EXE_rho");
-    tmux.type_text(&format!("{rho} --model mock/a {flags}"));
-    tmux.keys(&["Enter"]);
-    tmux.wait_for("the footer", |s| s.contains("ctx ?/"));
-    tmux
-}
-
-fn send(tmux: &Tmux, text: &str) {
-    tmux.type_text(text);
-    tmux.keys(&["Enter"]);
-}
-
-/// The text of each message in a request, as `role: text` (blocks joined).
-fn transcript(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] != "system")
-        .map(|m| {
-            let text = match &m["content"] {
-                Value::String(text) => text.clone(),
-                Value::Array(blocks) => blocks
-                    .iter()
-                    .filter_map(|b| b["text"].as_str())
-                    .collect::<Vec<_>>()
-                    .join(""),
-                _ => String::new(),
-            };
-            format!("{}: {text}", m["role"].as_str().unwrap_or(""))
-        })
-        .collect()
+    crate::interactive_support::open_rho(dir, flags)
 }
 
 const ASK_ECHO: &str = "[[rule]]\ndecision = \"ask\"\nprefix = \"echo\"\n";
@@ -177,7 +84,7 @@ fn an_approved_ask_command_runs_and_always_writes_an_allow_rule() {
         )
     );
     tmux.keys(&["C-c", "C-c"]);
-    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
+    wait_shell(&tmux, "the shell");
 }
 
 #[test]
@@ -203,7 +110,7 @@ fn a_denied_ask_command_reaches_the_model_as_the_gates_refusal() {
     );
     assert!(!dir.path().join("ran.txt").exists());
     tmux.keys(&["C-d"]);
-    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
+    wait_shell(&tmux, "the shell");
 }
 
 #[test]
@@ -229,17 +136,15 @@ fn a_bang_command_reaches_the_next_request_and_a_double_bang_does_not() {
         ]
     );
     tmux.keys(&["C-d"]);
-    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
+    wait_shell(&tmux, "the shell");
     // Both are in the session file; only the `!!` one is marked to stay out of the context.
     let files: Vec<_> = std::fs::read_dir(dir.path().join("sessions"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(files.len(), 1, "{files:?}");
-    let recorded: Vec<Value> = std::fs::read_to_string(&files[0])
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+    let recorded: Vec<Value> = entries(&files[0])
+        .into_iter()
         .filter(|e| e["message"]["role"] == "bashExecution")
         .map(|e| {
             let mut m = e["message"].clone();
@@ -299,7 +204,7 @@ fn a_steering_message_typed_while_a_tool_runs_follows_its_result_and_escape_abor
     });
     assert_eq!(mock.bodies().len(), 3, "no request after the abort");
     tmux.keys(&["C-d"]);
-    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
+    wait_shell(&tmux, "the shell");
 }
 
 #[test]
@@ -316,7 +221,7 @@ fn escape_stops_a_running_bang_command() {
     assert!(screen.contains("(command cancelled)"), "{screen}");
     assert_eq!(mock.bodies().len(), 0, "nothing was sent to the model");
     tmux.keys(&["C-d"]);
-    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
+    wait_shell(&tmux, "the shell");
 }
 
 #[test]
@@ -359,7 +264,7 @@ fn a_bang_command_run_while_the_agent_works_joins_the_context_after_that_run() {
         ]
     );
     tmux.keys(&["C-d"]);
-    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
+    wait_shell(&tmux, "the shell");
 }
 
 #[test]
@@ -371,15 +276,13 @@ fn shift_tab_cycles_the_thinking_level_in_the_footer_and_the_session_file() {
     tmux.keys(&["BTab"]);
     tmux.wait_for("the next level", |s| s.contains("a • medium"));
     tmux.keys(&["C-d"]);
-    tmux.wait_for("the shell", |s| last_line(s).starts_with("PROMPT$"));
+    wait_shell(&tmux, "the shell");
     let files: Vec<_> = std::fs::read_dir(dir.path().join("sessions"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
-    let levels: Vec<Value> = std::fs::read_to_string(&files[0])
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+    let levels: Vec<Value> = entries(&files[0])
+        .into_iter()
         .filter(|e| e["type"] == "thinking_level_change")
         .map(|e| e["thinkingLevel"].clone())
         .collect();

@@ -18,6 +18,8 @@ mod cli_workspace;
 mod export_html;
 mod interactive_commands;
 mod interactive_sessions;
+mod interactive_settings;
+mod interactive_support;
 mod interactive_tmux;
 mod interactive_tmux_mock;
 mod rpc_pi_client;

@@ -15,6 +15,8 @@ pub struct PickerItem {
     pub label: String,
     /// Further columns (provider, size, date…), searched and shown after the label.
     pub details: Vec<String>,
+    /// What the query is matched against instead of the label and details, when set.
+    search: Option<String>,
 }
 
 impl PickerItem {
@@ -23,10 +25,21 @@ impl PickerItem {
         PickerItem {
             label: label.into(),
             details,
+            search: None,
         }
     }
 
+    /// The item searched by `text` rather than by what it shows (a session by its name, first
+    /// message and directory, not its size and date).
+    pub fn searched_by(mut self, text: impl Into<String>) -> Self {
+        self.search = Some(text.into());
+        self
+    }
+
     fn haystack(&self) -> String {
+        if let Some(search) = &self.search {
+            return search.clone();
+        }
         let mut text = self.label.clone();
         for detail in &self.details {
             text.push(' ');
@@ -50,6 +63,15 @@ pub enum PickerOutcome {
 /// Rows PageUp/PageDown move.
 const PAGE: usize = 10;
 
+/// Where a row's details go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DetailLayout {
+    /// In a column after the labels, which are padded to one width (the model picker).
+    Column,
+    /// Against the right edge, the label taking what is left (the session pickers).
+    Right,
+}
+
 /// A picker's state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Picker {
@@ -60,6 +82,9 @@ pub struct Picker {
     visible: Vec<usize>,
     /// Position in `visible`.
     selected: usize,
+    /// Shown instead of rows when nothing matches.
+    empty: String,
+    layout: DetailLayout,
 }
 
 impl Picker {
@@ -72,7 +97,38 @@ impl Picker {
             query: String::new(),
             visible,
             selected: 0,
+            empty: "No matches".to_owned(),
+            layout: DetailLayout::Column,
         }
+    }
+
+    /// Shows `text` instead of rows when nothing matches.
+    pub fn with_empty_text(mut self, text: impl Into<String>) -> Self {
+        self.empty = text.into();
+        self
+    }
+
+    /// Lays the details out as `layout` says.
+    pub fn with_layout(mut self, layout: DetailLayout) -> Self {
+        self.layout = layout;
+        self
+    }
+
+    /// What is shown when nothing matches.
+    pub fn empty_text(&self) -> &str {
+        &self.empty
+    }
+
+    /// Where the details go.
+    pub fn layout(&self) -> DetailLayout {
+        self.layout
+    }
+
+    /// Replaces the items (another scope of the same list), keeping the query; the best match
+    /// is highlighted.
+    pub fn set_items(&mut self, items: Vec<PickerItem>) {
+        self.items = items;
+        self.refilter();
     }
 
     /// Highlights the item at `index` (e.g. the model in use), if it is shown.
@@ -157,18 +213,22 @@ impl Picker {
     }
 
     fn step(&mut self, delta: isize) {
-        let len = self.visible.len();
-        if len == 0 {
-            return;
-        }
-        let len = len as isize;
-        self.selected = (self.selected as isize + delta).rem_euclid(len) as usize;
+        self.selected = wrap_step(self.selected, self.visible.len(), delta);
     }
 
     fn refilter(&mut self) {
         self.selected = 0;
         self.visible = fuzzy_order(&self.query, self.items.iter().map(PickerItem::haystack));
     }
+}
+
+/// A selection moved by `delta` rows in a list of `len`, wrapping around as Pi's lists do.
+pub(crate) fn wrap_step(selected: usize, len: usize, delta: isize) -> usize {
+    if len == 0 {
+        return 0;
+    }
+    let len = len as isize;
+    (selected as isize + delta).rem_euclid(len) as usize
 }
 
 /// The indices of `candidates` matching `query` fuzzily, best first (ties keep their order); all

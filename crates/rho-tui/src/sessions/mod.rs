@@ -149,20 +149,3 @@ impl SessionsOverlay {
         }
     }
 }
-
-/// Whether `text` matches every word of `query`, ignoring case (the pickers' search).
-pub(crate) fn matches_query(text: &str, query: &str) -> bool {
-    let text = text.to_lowercase();
-    query
-        .split_whitespace()
-        .all(|word| text.contains(&word.to_lowercase()))
-}
-
-/// A selection moved by `delta` rows in a list of `len`, wrapping around as Pi's lists do.
-pub(crate) fn step(selected: usize, len: usize, delta: isize) -> usize {
-    if len == 0 {
-        return 0;
-    }
-    let len = len as isize;
-    (selected as isize + delta).rem_euclid(len) as usize
-}

@@ -1,21 +1,26 @@
 //! A resumed transcript shown as the conversation: each message becomes the entries a live run
 //! would have left (user text, the answer's text and thinking, one block per tool call with its
-//! result).
+//! result, a block per compaction or branch summary).
 
 use std::time::{Duration, Instant};
 
 use rho_agent::AgentMessage;
 use rho_ai::ContentBlock;
+use serde_json::Value;
 
 use crate::app::App;
 use crate::status::SessionInfo;
-use crate::transcript::{AssistantBlock, AssistantEntry, Entry, ToolEntry, ToolStatus};
+use crate::transcript::{
+    AssistantBlock, AssistantEntry, Entry, SummaryEntry, SummaryKind, ToolEntry, ToolStatus,
+};
 
 /// The conversation entries for `messages`, oldest first; `now` stands for when the tools ran.
 pub fn transcript_of(messages: &[AgentMessage], now: Instant) -> Vec<Entry> {
     let mut entries = Vec::new();
     for message in messages {
-        if let Some(user) = message.as_user() {
+        if let Some(summary) = summary_of(message) {
+            entries.push(Entry::Summary(summary));
+        } else if let Some(user) = message.as_user() {
             entries.push(Entry::User(user.text_content()));
         } else if let Some(assistant) = message.as_assistant() {
             let blocks: Vec<AssistantBlock> = assistant
@@ -74,6 +79,31 @@ pub fn transcript_of(messages: &[AgentMessage], now: Instant) -> Vec<Entry> {
         }
     }
     entries
+}
+
+/// The block for a `compactionSummary` or `branchSummary` message; `None` for other roles.
+pub fn summary_of(message: &AgentMessage) -> Option<SummaryEntry> {
+    let AgentMessage::Custom(custom) = message else {
+        return None;
+    };
+    let kind = match custom.role.as_str() {
+        "compactionSummary" => SummaryKind::Compaction {
+            tokens_before: custom
+                .fields
+                .get("tokensBefore")
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
+        },
+        "branchSummary" => SummaryKind::Branch,
+        _ => return None,
+    };
+    let summary = custom
+        .fields
+        .get("summary")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    Some(SummaryEntry { kind, summary })
 }
 
 impl App {

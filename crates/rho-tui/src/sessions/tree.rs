@@ -5,7 +5,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::{OverlayOutcome, SwitchRequest, TreeRow, step};
+use super::{OverlayOutcome, SwitchRequest, TreeRow};
+use crate::picker::wrap_step as step;
 
 /// Rows one Left/Right moves (Pi: page up/down).
 const PAGE: usize = 10;

@@ -9,18 +9,32 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
-use unicode_width::UnicodeWidthStr;
 
-use super::{ForkPicker, SessionPicker, SessionRow, SessionsOverlay, TreeView};
-use crate::view::text::truncate;
+use super::{SessionRow, SessionsOverlay, TreeView};
+use crate::picker::Picker;
+use crate::view::list::{self, dim};
 
 /// Renders `overlay` into `area`.
 pub fn render(frame: &mut Frame, area: Rect, overlay: &SessionsOverlay) {
     let width = usize::from(area.width);
     let rows = usize::from(area.height.saturating_sub(2));
     let lines = match overlay {
-        SessionsOverlay::Resume(picker) => resume_lines(picker, width, rows),
-        SessionsOverlay::Fork(picker) => fork_lines(picker, width, rows),
+        SessionsOverlay::Resume(picker) => {
+            let (scope, other) = if picker.all() {
+                ("All", "Current Folder")
+            } else {
+                ("Current Folder", "All")
+            };
+            let header = Line::from(vec![
+                Span::styled(format!("{} ({scope})", picker.picker().title()), bold()),
+                Span::styled(format!("  Tab: {other}"), dim()),
+            ]);
+            picker_lines(header, picker.picker(), width, rows)
+        }
+        SessionsOverlay::Fork(picker) => {
+            let header = Line::from(Span::styled(picker.picker().title().to_owned(), bold()));
+            picker_lines(header, picker.picker(), width, rows)
+        }
         SessionsOverlay::Tree(tree) => tree_lines(tree, width, rows),
     };
     let block = Block::default()
@@ -34,90 +48,27 @@ fn bold() -> Style {
     Style::default().add_modifier(Modifier::BOLD)
 }
 
-fn dim() -> Style {
-    Style::default().fg(Color::DarkGray)
-}
-
-fn highlight() -> Style {
-    Style::default()
-        .fg(Color::Cyan)
-        .add_modifier(Modifier::BOLD)
-}
-
-/// The first row to show so that `selected` is on screen in `height` rows.
-fn window(selected: usize, len: usize, height: usize) -> std::ops::Range<usize> {
-    let height = height.max(1);
-    let start = selected
-        .saturating_sub(height - 1)
-        .min(len.saturating_sub(height));
-    start..(start + height).min(len)
-}
-
-/// A row: the marker, `indent` columns, `text` on one line cut to fit, `detail` right-aligned.
-fn row(selected: bool, indent: usize, text: &str, detail: &str, width: usize) -> Line<'static> {
-    let detail_width = UnicodeWidthStr::width(detail);
-    let room = width.saturating_sub(detail_width + 4);
-    let text = truncate(&format!("{}{}", " ".repeat(indent), one_line(text)), room);
-    let pad = width.saturating_sub(2 + UnicodeWidthStr::width(text.as_str()) + detail_width);
-    let (marker, style) = if selected {
-        ("› ", highlight())
-    } else {
-        ("  ", Style::default())
-    };
-    Line::from(vec![
-        Span::styled(marker.to_owned(), style),
-        Span::styled(text, style),
-        Span::raw(" ".repeat(pad)),
-        Span::styled(detail.to_owned(), dim()),
-    ])
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn resume_lines(picker: &SessionPicker, width: usize, height: usize) -> Vec<Line<'static>> {
-    let scope = if picker.all { "All" } else { "Current Folder" };
-    let other = if picker.all { "Current Folder" } else { "All" };
-    let mut out = vec![
-        Line::from(vec![
-            Span::styled(format!("Resume Session ({scope})"), bold()),
-            Span::styled(format!("  Tab: {other}"), dim()),
-        ]),
-        search_line(&picker.query),
-    ];
-    let visible = picker.visible();
-    if visible.is_empty() {
-        out.push(Line::from(Span::styled("  No sessions found", dim())));
-        return out;
-    }
-    for i in window(
-        picker.selected,
-        visible.len(),
-        height.saturating_sub(out.len()),
-    ) {
-        let session = visible[i];
-        let text = session.name.as_deref().unwrap_or(&session.first_message);
-        out.push(row(
-            i == picker.selected,
-            0,
-            text,
-            &details(session, picker.all),
-            width,
-        ));
-    }
+/// `header`, then the picker's search line and rows in what is left of `height`.
+fn picker_lines(
+    header: Line<'static>,
+    picker: &Picker,
+    width: usize,
+    height: usize,
+) -> Vec<Line<'static>> {
+    // The header, the search line and the position line take three rows.
+    let rows = height.saturating_sub(3);
+    let mut out = vec![header];
+    out.extend(crate::picker::view::lines(picker, width, rows));
     out
 }
 
-fn search_line(query: &str) -> Line<'static> {
-    Line::from(vec![
-        Span::styled("Search: ", dim()),
-        Span::raw(query.to_owned()),
-    ])
+/// `text` on one line: a multi-line message's lines joined by spaces.
+pub(crate) fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// `3 msgs · 1.2KB · 2026-12-03 04:40` (and the directory when every directory is listed).
-fn details(session: &SessionRow, with_cwd: bool) -> String {
+pub(crate) fn session_details(session: &SessionRow, with_cwd: bool) -> String {
     let mut parts = Vec::new();
     if with_cwd {
         parts.push(session.cwd.clone());
@@ -175,34 +126,11 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
-fn fork_lines(picker: &ForkPicker, width: usize, height: usize) -> Vec<Line<'static>> {
-    let mut out = vec![
-        Line::from(Span::styled("Fork from a message", bold())),
-        search_line(&picker.query),
-    ];
-    let visible = picker.visible();
-    if visible.is_empty() {
-        out.push(Line::from(Span::styled(
-            "  No messages to fork from",
-            dim(),
-        )));
-        return out;
-    }
-    for i in window(
-        picker.selected,
-        visible.len(),
-        height.saturating_sub(out.len()),
-    ) {
-        out.push(row(i == picker.selected, 0, &visible[i].text, "", width));
-    }
-    out
-}
-
 fn tree_lines(tree: &TreeView, width: usize, height: usize) -> Vec<Line<'static>> {
     if let Some(answer) = tree.asking {
         let mut out = vec![Line::from(Span::styled("Summarize branch?", bold()))];
         for (i, choice) in super::tree::SUMMARY_CHOICES.iter().enumerate() {
-            out.push(row(i == answer, 0, choice, "", width));
+            out.push(list::row(i == answer, choice, "", width));
         }
         return out;
     }
@@ -214,7 +142,7 @@ fn tree_lines(tree: &TreeView, width: usize, height: usize) -> Vec<Line<'static>
         out.push(Line::from(Span::styled("  No entries yet", dim())));
         return out;
     }
-    for i in window(
+    for i in list::window(
         tree.selected,
         tree.rows.len(),
         height.saturating_sub(out.len()),
@@ -225,7 +153,8 @@ fn tree_lines(tree: &TreeView, width: usize, height: usize) -> Vec<Line<'static>
             text = format!("{text} [{label}]");
         }
         let detail = if entry.current { "← active" } else { "" };
-        let mut line = row(i == tree.selected, entry.depth * 2, &text, detail, width);
+        let text = format!("{}{}", " ".repeat(entry.depth * 2), one_line(&text));
+        let mut line = list::row(i == tree.selected, &text, detail, width);
         if !entry.on_branch && i != tree.selected {
             line = line.patch_style(dim());
         }

@@ -46,6 +46,19 @@ pub enum SlashAction {
     Settings,
     /// `/settings auto-compaction on|off`: for this session.
     SetAutoCompaction(bool),
+    /// A setting changed with `/settings`, to be kept in the global settings file.
+    SaveSetting(SettingChange),
+}
+
+/// A setting `/settings` changed, as Pi keeps it in `settings.json`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SettingChange {
+    /// `defaultThinkingLevel`.
+    ThinkingLevel(rho_ai::ThinkingLevel),
+    /// `compaction.enabled`.
+    AutoCompaction(bool),
+    /// `theme` (`dark` or `light`).
+    Theme(String),
 }
 
 /// The binary's side of the commands.
@@ -53,14 +66,18 @@ pub trait CommandHost: Send + Sync {
     /// The models with a usable key, in the catalog's order.
     fn models(&self) -> Vec<ModelOption>;
     /// Switches the running session to `model` (recording a `model_change` entry when the
-    /// session has a file). `Err` is a message for the user.
-    fn set_model(&self, model: &ModelOption) -> Result<(), String>;
+    /// session has a file, and a `thinking_level_change` when the level moved with it); the
+    /// thinking level now in effect. `Err` is a message for the user.
+    fn set_model(&self, model: &ModelOption) -> Result<rho_ai::ThinkingLevel, String>;
     /// `/session`'s rows: label and value.
     fn session_stats(&self) -> Vec<(String, String)>;
     /// Writes the HTML export to `path` (or the default name); the path written, or a message.
     fn export_html(&self, path: Option<&str>) -> Result<String, String>;
     /// `/settings`' rows: setting and effective value.
     fn settings(&self) -> Vec<(String, String)>;
+    /// Keeps `change` in the global settings file, every other setting in it untouched. `Err`
+    /// is a message for the user (the file is then left as it was).
+    fn save_setting(&self, change: &SettingChange) -> Result<(), String>;
 }
 
 /// Carries out `action`; failures go into the conversation.
@@ -79,15 +96,13 @@ pub(crate) fn run_action(
     match action {
         SlashAction::OpenModelPicker(query) => open_model_picker(app, host.models(), &query),
         SlashAction::SetModel(model) => match host.set_model(&model) {
-            Ok(()) => {
+            Ok(thinking) => {
                 let info = &mut app.status.info;
                 info.provider = model.provider.clone();
                 info.model_id = model.id.clone();
                 info.reasoning = model.reasoning;
                 info.context_window = model.context_window;
-                if !model.reasoning {
-                    info.thinking = rho_ai::ThinkingLevel::Off;
-                }
+                info.thinking = thinking;
                 app.transcript.push(Entry::Notice(format!(
                     "Model: {}/{}",
                     model.provider, model.id
@@ -119,6 +134,11 @@ pub(crate) fn run_action(
             let state = if enabled { "on" } else { "off" };
             app.transcript
                 .push(Entry::Notice(format!("Auto-compaction: {state}")));
+        }
+        SlashAction::SaveSetting(change) => {
+            if let Err(error) = host.save_setting(&change) {
+                app.transcript.push(Entry::Error(error));
+            }
         }
         SlashAction::Copy => copy_last_reply(app),
         SlashAction::Export(path) => match host.export_html(path.as_deref()) {

@@ -5,7 +5,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use rho_ai::ThinkingLevel;
 
-use super::{Builtin, Panel, SlashAction, SlashKind, SlashPopup, parse};
+use super::{Builtin, Panel, SettingChange, SlashAction, SlashKind, SlashPopup, parse};
 use crate::app::App;
 use crate::keybindings::Resolved;
 use crate::keys::Command;
@@ -210,16 +210,27 @@ impl App {
     }
 
     /// `/settings` shows them; `/settings thinking <level>`, `/settings auto-compaction on|off`
-    /// and `/settings theme dark|light` change one for this run.
+    /// and `/settings theme dark|light` change one now and keep it in the global settings file,
+    /// as Pi's settings menu does.
     fn settings_command(&mut self, args: &str) -> Vec<Command> {
         let (name, value) = args.split_once(char::is_whitespace).unwrap_or((args, ""));
         let value = value.trim();
+        let save = |change| Command::Slash(SlashAction::SaveSetting(change));
         match (name, value) {
             ("", _) => vec![Command::Slash(SlashAction::Settings)],
-            ("thinking", level) => self.thinking_command(level),
-            ("auto-compaction", "on") => vec![Command::Slash(SlashAction::SetAutoCompaction(true))],
-            ("auto-compaction", "off") => {
-                vec![Command::Slash(SlashAction::SetAutoCompaction(false))]
+            ("thinking", level) => {
+                let mut commands = self.thinking_command(level);
+                if let [Command::SetThinking(level)] = commands.as_slice() {
+                    commands.push(save(SettingChange::ThinkingLevel(*level)));
+                }
+                commands
+            }
+            ("auto-compaction", "on" | "off") => {
+                let enabled = value == "on";
+                vec![
+                    Command::Slash(SlashAction::SetAutoCompaction(enabled)),
+                    save(SettingChange::AutoCompaction(enabled)),
+                ]
             }
             ("theme", "dark" | "light") => {
                 // NO_COLOR wins over any theme, as it does at start-up.
@@ -232,7 +243,7 @@ impl App {
                 }
                 self.transcript
                     .push(Entry::Notice(format!("Theme: {value}")));
-                Vec::new()
+                vec![save(SettingChange::Theme(value.to_owned()))]
             }
             _ => {
                 self.transcript.push(Entry::Error(format!(

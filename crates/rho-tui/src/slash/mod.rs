@@ -13,7 +13,7 @@ use crate::keybindings::Keybindings;
 use crate::picker::{Picker, fuzzy_order};
 use crate::theme::Theme;
 
-pub use host::{CommandHost, ModelOption, SlashAction};
+pub use host::{CommandHost, ModelOption, SettingChange, SlashAction};
 pub use panel::Panel;
 
 /// rho's own commands.

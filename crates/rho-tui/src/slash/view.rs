@@ -3,13 +3,11 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
 use super::{Commands, Panel, SlashPopup, SlashRegistry};
-use crate::view::text::truncate;
+use crate::view::list::{self, dim};
 
 /// Most commands listed at once.
 pub const MAX_ROWS: usize = 10;
@@ -21,46 +19,26 @@ pub fn popup_lines(
     registry: &SlashRegistry,
     width: usize,
 ) -> Vec<Line<'static>> {
-    let dim = Style::default().fg(Color::DarkGray);
     if popup.items.is_empty() {
-        return vec![Line::from(Span::styled("No matching commands", dim))];
+        return vec![Line::from(Span::styled("No matching commands", dim()))];
     }
     let commands: Vec<_> = popup
         .items
         .iter()
         .filter_map(|&i| registry.commands().get(i))
+        .map(|c| (format!("/{}", c.name), c.description.as_str()))
         .collect();
-    let name_width = commands
-        .iter()
-        .map(|c| c.name.width() + 1)
-        .max()
-        .unwrap_or(0)
-        .min(width / 2);
-    let first = popup.selected.saturating_sub(MAX_ROWS - 1);
-    commands
-        .iter()
-        .enumerate()
-        .skip(first)
-        .take(MAX_ROWS)
-        .map(|(row, command)| {
-            let name = truncate(&format!("/{}", command.name), name_width);
-            let pad = name_width.saturating_sub(name.width());
-            let room = width.saturating_sub(name_width + 4);
-            let description = truncate(&command.description, room);
-            if row == popup.selected {
-                let style = Style::default()
-                    .fg(Color::Cyan)
-                    .add_modifier(Modifier::BOLD);
-                Line::from(vec![
-                    Span::styled(format!("› {name}{}", " ".repeat(pad)), style),
-                    Span::styled(format!("  {description}"), Style::default().fg(Color::Cyan)),
-                ])
-            } else {
-                Line::from(vec![
-                    Span::raw(format!("  {name}{}", " ".repeat(pad))),
-                    Span::styled(format!("  {description}"), dim),
-                ])
-            }
+    let name_width = list::label_width(commands.iter().map(|(name, _)| name.as_str()), width);
+    list::window(popup.selected, commands.len(), MAX_ROWS)
+        .filter_map(|row| {
+            let (name, description) = commands.get(row)?;
+            Some(list::columns_row(
+                row == popup.selected,
+                name,
+                name_width,
+                description,
+                width,
+            ))
         })
         .collect()
 }
@@ -70,16 +48,7 @@ pub fn popup_lines(
 pub fn render(frame: &mut Frame, conversation: Rect, editor: Rect, commands: &Commands) {
     if let Some(popup) = &commands.popup {
         let lines = popup_lines(popup, &commands.registry, usize::from(conversation.width));
-        let rows = u16::try_from(lines.len())
-            .unwrap_or(u16::MAX)
-            .min(conversation.height);
-        let area = Rect {
-            y: conversation.bottom().saturating_sub(rows),
-            height: rows,
-            ..conversation
-        };
-        frame.render_widget(Clear, area);
-        frame.render_widget(Paragraph::new(lines), area);
+        list::render_at_bottom(frame, conversation, lines);
     }
     let whole = conversation.union(editor);
     if let Some(panel) = &commands.panel {
@@ -91,7 +60,6 @@ pub fn render(frame: &mut Frame, conversation: Rect, editor: Rect, commands: &Co
 }
 
 fn render_panel(frame: &mut Frame, area: Rect, panel: &Panel) {
-    let dim = Style::default().fg(Color::DarkGray);
     let inner = usize::from(area.width.saturating_sub(2));
     let room = usize::from(area.height.saturating_sub(3));
     let mut lines: Vec<Line<'static>> = panel
@@ -102,24 +70,8 @@ fn render_panel(frame: &mut Frame, area: Rect, panel: &Panel) {
         .take(room)
         .map(Line::from)
         .collect();
-    lines.push(Line::from(Span::styled("Press any key to close", dim)));
-    let height = u16::try_from(lines.len() + 2)
-        .unwrap_or(u16::MAX)
-        .min(area.height);
-    let area = Rect {
-        y: area.bottom().saturating_sub(height),
-        height,
-        ..area
-    };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(dim)
-        .title(Span::styled(
-            format!(" {} ", panel.title),
-            Style::default().add_modifier(Modifier::BOLD),
-        ));
-    frame.render_widget(Clear, area);
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    lines.push(Line::from(Span::styled("Press any key to close", dim())));
+    list::render_box_at_bottom(frame, area, &panel.title, lines);
 }
 
 /// `line` cut into pieces of at most `width` columns (a session file's path is longer than a

@@ -9,7 +9,9 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::lazy_code::{self, PendingCode};
 use super::markdown;
+use super::summary;
 use super::text::{styled, wrap};
 use super::tool_block;
 use crate::app::App;
@@ -23,28 +25,49 @@ pub fn spinner(elapsed: Duration) -> char {
     SPINNER[(elapsed.as_millis() / 80) as usize % SPINNER.len()]
 }
 
-/// Renders the conversation into `area`, scrolled `app.scroll` lines up from the bottom.
+/// Renders the conversation into `area`, scrolled `app.scroll` lines up from the bottom. Code of
+/// finished replies is highlighted only on the rows shown.
 pub fn render(frame: &mut Frame, area: Rect, app: &App, now: Instant) {
-    let lines = lines(app, usize::from(area.width), now);
+    let Layout { mut lines, code } = layout(app, usize::from(area.width), now);
     let height = usize::from(area.height);
     // Scrolling stops with the first line at the top.
     let scroll = app.scroll.min(lines.len().saturating_sub(height));
     let bottom = lines.len() - scroll;
     let top = bottom.saturating_sub(height);
+    lazy_code::fill(&mut lines, &code, top..bottom);
     let visible: Vec<Line> = lines[top..bottom].to_vec();
     frame.render_widget(Paragraph::new(visible), area);
 }
 
-/// All lines of the conversation at `width` columns.
+/// All lines of the conversation at `width` columns, every code line highlighted.
 pub fn lines(app: &App, width: usize, now: Instant) -> Vec<Line<'static>> {
+    let Layout { mut lines, code } = layout(app, width, now);
+    let all = 0..lines.len();
+    lazy_code::fill(&mut lines, &code, all);
+    lines
+}
+
+/// The conversation laid out, with the code of finished replies still plain.
+pub struct Layout {
+    /// Every row.
+    pub lines: Vec<Line<'static>>,
+    /// The code lines among them still plain, in row order.
+    pub code: Vec<PendingCode>,
+}
+
+/// The conversation at `width` columns, code of finished replies left for [`lazy_code::fill`].
+pub fn layout(app: &App, width: usize, now: Instant) -> Layout {
     let mut out = Vec::new();
+    let mut code = Vec::new();
     for entry in &app.transcript {
         if !out.is_empty() {
             out.push(Line::default());
         }
         match entry {
             Entry::User(text) => out.extend(user(text, width)),
-            Entry::Assistant(assistant) => out.extend(assistant_lines(assistant, app, width)),
+            Entry::Assistant(assistant) => {
+                assistant_lines(assistant, app, width, &mut out, &mut code);
+            }
             Entry::Tool(tool) => out.extend(tool_block::lines(tool, app.expand_tools, width, now)),
             Entry::Error(text) => {
                 out.extend(styled(wrap(text, width), Style::default().fg(Color::Red)))
@@ -53,9 +76,10 @@ pub fn lines(app: &App, width: usize, now: Instant) -> Vec<Line<'static>> {
                 wrap(text, width),
                 Style::default().fg(Color::Yellow),
             )),
+            Entry::Summary(entry) => out.extend(summary::lines(entry, app.expand_tools, width)),
         }
     }
-    out
+    Layout { lines: out, code }
 }
 
 fn user(text: &str, width: usize) -> Vec<Line<'static>> {
@@ -73,11 +97,16 @@ fn user(text: &str, width: usize) -> Vec<Line<'static>> {
         .collect()
 }
 
-fn assistant_lines(entry: &AssistantEntry, app: &App, width: usize) -> Vec<Line<'static>> {
+fn assistant_lines(
+    entry: &AssistantEntry,
+    app: &App,
+    width: usize,
+    out: &mut Vec<Line<'static>>,
+    code: &mut Vec<PendingCode>,
+) {
     let thinking_style = Style::default()
         .fg(Color::DarkGray)
         .add_modifier(Modifier::ITALIC);
-    let mut out = Vec::new();
     for block in &entry.blocks {
         match block {
             AssistantBlock::Text(text) if text.trim().is_empty() => {}
@@ -85,7 +114,10 @@ fn assistant_lines(entry: &AssistantEntry, app: &App, width: usize) -> Vec<Line<
                 out.extend(markdown::render(text.trim(), width));
             }
             AssistantBlock::Text(text) => {
-                out.extend(markdown::render_cached(text.trim(), width).iter().cloned());
+                let document = markdown::document_cached(text.trim(), width);
+                let at = out.len();
+                code.extend(document.code.iter().map(|c| c.shifted(at)));
+                out.extend(document.lines.iter().cloned());
             }
             AssistantBlock::Thinking(text) if text.trim().is_empty() => {}
             AssistantBlock::Thinking(text) if app.show_thinking => {
@@ -101,5 +133,4 @@ fn assistant_lines(entry: &AssistantEntry, app: &App, width: usize) -> Vec<Line<
             }
         }
     }
-    out
 }

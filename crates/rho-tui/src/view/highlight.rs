@@ -25,7 +25,7 @@ pub const PLAIN_CODE: Style = Style::new().fg(Color::Gray);
 /// Cached blocks kept before the cache starts over (a conversation shows far fewer).
 const CACHE_LIMIT: usize = 256;
 
-struct Assets {
+pub(crate) struct Assets {
     syntaxes: SyntaxSet,
     theme: Theme,
 }
@@ -75,13 +75,8 @@ pub fn language_of_path(path: &str) -> Option<&str> {
 /// line, tabs as spaces. An empty or unknown language gives plain lines without loading anything
 /// more than the grammar list.
 pub fn highlight(code: &str, language: &str) -> Rc<Vec<Line<'static>>> {
-    let language = language.trim().to_ascii_lowercase();
-    let syntax = if language.is_empty() {
-        None
-    } else {
-        assets().and_then(|a| find_syntax(&a.syntaxes, &language).map(|s| (a, s)))
-    };
-    let Some((assets, syntax)) = syntax else {
+    let language = normalize(language);
+    let Some((assets, syntax)) = grammar(&language) else {
         return Rc::new(plain(code));
     };
     // Only complete lines are cached: the last, unfinished one changes with every delta.
@@ -117,6 +112,19 @@ pub fn highlight(code: &str, language: &str) -> Rc<Vec<Line<'static>>> {
     })
 }
 
+/// A fence's info word as the cache and the grammar lookup key it.
+pub(crate) fn normalize(language: &str) -> String {
+    language.trim().to_ascii_lowercase()
+}
+
+/// The grammar for a normalized `language`; `None` (without loading anything) for a blank one.
+pub(crate) fn grammar(language: &str) -> Option<(&'static Assets, &'static SyntaxReference)> {
+    if language.is_empty() {
+        return None;
+    }
+    assets().and_then(|a| find_syntax(&a.syntaxes, language).map(|s| (a, s)))
+}
+
 fn find_syntax<'a>(syntaxes: &'a SyntaxSet, language: &str) -> Option<&'a SyntaxReference> {
     let alias = match language {
         "sh" | "shell" | "zsh" | "console" => "bash",
@@ -148,13 +156,13 @@ fn longest_prefix(cache: &HashMap<u64, Done>, language: &str, source: &str) -> O
 }
 
 fn start(assets: &'static Assets, syntax: &SyntaxReference, language: &str, source: &str) -> Done {
-    let highlighter = Highlighter::new(&assets.theme);
+    let (parse, highlight) = fresh(assets, syntax);
     let done = Done {
         language: language.to_owned(),
         source: String::new(),
         lines: Rc::new(Vec::new()),
-        parse: ParseState::new(syntax),
-        highlight: HighlightState::new(&highlighter, ScopeStack::new()),
+        parse,
+        highlight,
     };
     extend(assets, done, source)
 }
@@ -176,7 +184,17 @@ fn extend(assets: &'static Assets, mut done: Done, source: &str) -> Done {
     done
 }
 
-fn highlight_line(
+/// A parser and highlighter at the start of a file.
+pub(crate) fn fresh(assets: &Assets, syntax: &SyntaxReference) -> (ParseState, HighlightState) {
+    let highlighter = Highlighter::new(&assets.theme);
+    (
+        ParseState::new(syntax),
+        HighlightState::new(&highlighter, ScopeStack::new()),
+    )
+}
+
+/// One source line through the grammar, continuing `parse` and `state`.
+pub(crate) fn highlight_line(
     assets: &Assets,
     parse: &mut ParseState,
     state: &mut HighlightState,
@@ -209,7 +227,7 @@ fn convert(style: syntect::highlighting::Style) -> Style {
     out
 }
 
-fn plain_line(line: &str) -> Line<'static> {
+pub(crate) fn plain_line(line: &str) -> Line<'static> {
     let text = line.trim_end_matches(['\n', '\r']).replace('\t', "    ");
     Line::from(Span::styled(text, PLAIN_CODE))
 }

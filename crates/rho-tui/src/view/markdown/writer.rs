@@ -6,9 +6,11 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
-use crate::view::highlight::highlight;
+use crate::view::lazy_code::PendingCode;
 use crate::view::table::Table;
 use crate::view::text::{Break, wrap_spans};
+
+mod code;
 
 const DIM: Style = Style::new().fg(Color::DarkGray);
 const CODE: Style = Style::new().fg(Color::Yellow);
@@ -45,6 +47,8 @@ pub(super) struct Writer {
     table: Option<Table>,
     /// A blank line is owed before the next block.
     gap: bool,
+    /// When laying out lazily: the code lines written plain, to highlight once they are seen.
+    pending: Option<Vec<PendingCode>>,
 }
 
 impl Writer {
@@ -56,10 +60,24 @@ impl Writer {
         }
     }
 
+    /// A writer that leaves code blocks plain and lists their lines (see [`Writer::finish_lazy`]).
+    pub(super) fn lazy(width: usize) -> Writer {
+        Writer {
+            pending: Some(Vec::new()),
+            ..Writer::new(width)
+        }
+    }
+
     /// The rows, once every event is in.
     pub(super) fn finish(mut self) -> Vec<Line<'static>> {
         self.flush();
         self.out
+    }
+
+    /// The rows and the code lines left plain in them, in row order.
+    pub(super) fn finish_lazy(mut self) -> (Vec<Line<'static>>, Vec<PendingCode>) {
+        self.flush();
+        (self.out, self.pending.unwrap_or_default())
     }
 
     fn style(&self) -> Style {
@@ -331,36 +349,5 @@ impl Writer {
         let (first, rest) = self.prefixes();
         self.out
             .extend(wrap_spans(&spans, self.width, &first, &rest, Break::Words));
-    }
-
-    /// Writes the open code block: its fence, its highlighted lines, and the closing fence once
-    /// the source has it.
-    fn code_block(&mut self, closed: bool) {
-        let Some((language, code)) = self.code.take() else {
-            return;
-        };
-        let (first, rest) = self.prefixes();
-        let fence = |label: String| {
-            let mut line = rest.clone();
-            line.push(Span::styled(label, DIM));
-            Line::from(line)
-        };
-        let mut head = first.clone();
-        head.push(Span::styled(format!("```{language}"), DIM));
-        self.out.push(Line::from(head));
-        let mut indent = rest.clone();
-        indent.push(Span::raw("  "));
-        for line in highlight(&code, &language).iter() {
-            self.out.extend(wrap_spans(
-                &line.spans,
-                self.width,
-                &indent,
-                &indent,
-                Break::Columns,
-            ));
-        }
-        if closed {
-            self.out.push(fence("```".to_owned()));
-        }
     }
 }
