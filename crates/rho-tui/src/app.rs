@@ -12,9 +12,7 @@ use serde_json::Value;
 
 use crate::editor::Editor;
 use crate::status::{RetryWait, SessionInfo, Status};
-use crate::transcript::{
-    AssistantBlock, AssistantEntry, Entry, SummaryEntry, SummaryKind, ToolEntry, ToolStatus,
-};
+use crate::transcript::{AssistantEntry, Entry, SummaryEntry, SummaryKind, ToolEntry, ToolStatus};
 
 /// The interactive mode's whole state; the view renders it, nothing else.
 #[derive(Clone, Debug)]
@@ -191,15 +189,7 @@ impl App {
             return;
         };
         entry.streaming = streaming;
-        entry.blocks = assistant
-            .content
-            .iter()
-            .filter_map(|block| match block {
-                ContentBlock::Text(t) => Some(AssistantBlock::Text(t.text.clone())),
-                ContentBlock::Thinking(t) => Some(AssistantBlock::Thinking(t.thinking.clone())),
-                _ => None,
-            })
-            .collect();
+        entry.blocks = crate::transcript::assistant_blocks(assistant);
     }
 
     fn end_message(&mut self, message: &AgentMessage) {

@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use rho_ai::{AssistantMessage, ContentBlock};
 use serde_json::Value;
 
 /// One block of the conversation, in the order it happened.
@@ -116,4 +117,18 @@ impl ToolEntry {
             .or_else(|| object.values().find_map(Value::as_str))
             .map(str::to_owned)
     }
+}
+
+/// The text and thinking blocks of an assistant message, in order (tool calls get their own
+/// blocks from the tool events).
+pub fn assistant_blocks(message: &AssistantMessage) -> Vec<AssistantBlock> {
+    message
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text(t) => Some(AssistantBlock::Text(t.text.clone())),
+            ContentBlock::Thinking(t) => Some(AssistantBlock::Thinking(t.thinking.clone())),
+            _ => None,
+        })
+        .collect()
 }

@@ -10,9 +10,7 @@ use serde_json::Value;
 
 use crate::app::App;
 use crate::status::SessionInfo;
-use crate::transcript::{
-    AssistantBlock, AssistantEntry, Entry, SummaryEntry, SummaryKind, ToolEntry, ToolStatus,
-};
+use crate::transcript::{AssistantEntry, Entry, SummaryEntry, SummaryKind, ToolEntry, ToolStatus};
 
 /// The conversation entries for `messages`, oldest first; `now` stands for when the tools ran.
 pub fn transcript_of(messages: &[AgentMessage], now: Instant) -> Vec<Entry> {
@@ -23,15 +21,7 @@ pub fn transcript_of(messages: &[AgentMessage], now: Instant) -> Vec<Entry> {
         } else if let Some(user) = message.as_user() {
             entries.push(Entry::User(user.text_content()));
         } else if let Some(assistant) = message.as_assistant() {
-            let blocks: Vec<AssistantBlock> = assistant
-                .content
-                .iter()
-                .filter_map(|block| match block {
-                    ContentBlock::Text(t) => Some(AssistantBlock::Text(t.text.clone())),
-                    ContentBlock::Thinking(t) => Some(AssistantBlock::Thinking(t.thinking.clone())),
-                    _ => None,
-                })
-                .collect();
+            let blocks = crate::transcript::assistant_blocks(assistant);
             if !blocks.is_empty() {
                 entries.push(Entry::Assistant(AssistantEntry {
                     blocks,
