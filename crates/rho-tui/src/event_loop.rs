@@ -22,6 +22,8 @@ use crate::keys::Command;
 use crate::side::Side;
 use crate::status::{SessionInfo, git_branch};
 use crate::terminal::TerminalGuard;
+use crate::terminal_report::TerminalReport;
+use crate::theme::Theme;
 use crate::user_shell::UserShell;
 use crate::view;
 
@@ -46,8 +48,9 @@ pub struct Hooks {
     pub shell: Option<Arc<dyn UserShell>>,
     /// Leave right after the first frame is drawn (start-up measurement).
     pub exit_after_first_frame: bool,
-    /// Told of every thinking level the user picks (the session file records it).
-    pub thinking_changed: Option<Box<dyn Fn(ThinkingLevel) + Send>>,
+    /// Told of every thinking level the user picks, before it applies (the session file and
+    /// the settings record it); an `Err` is shown as an error line.
+    pub thinking_changed: Option<ThinkingHook>,
     /// Lists and switches sessions (`/resume`, `/new`, `/fork`, `/tree`); without one they are
     /// refused with a message.
     pub sessions: Option<Arc<dyn crate::sessions::SessionSwitcher>>,
@@ -75,7 +78,8 @@ pub async fn run(
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     terminal.clear()?;
     let mut session = session;
-    let outcome = drive(&mut terminal, &mut session, info, initial, hooks).await;
+    let report = guard.report().clone();
+    let outcome = drive(&mut terminal, &mut session, info, initial, hooks, report).await;
     // A run still going would keep tools alive after the screen is gone.
     session.abort_now();
     drop(terminal);
@@ -89,12 +93,18 @@ async fn drive(
     info: SessionInfo,
     initial: Vec<String>,
     mut hooks: Hooks,
+    report: TerminalReport,
 ) -> Result<(), TuiError> {
     let mut session_events = listen(session);
     let mut switching = crate::sessions::switch::Switching::new(hooks.sessions.take());
     let (failed_tx, mut failed_prompts) = mpsc::unbounded_channel::<String>();
     let mut app = App::new(info);
     app.commands = std::mem::take(&mut hooks.ui);
+    // The background the terminal reports outranks the `COLORFGBG` guess of an `auto` theme.
+    if let (true, Some(background)) = (app.commands.theme_auto, report.background) {
+        app.commands.theme = Theme::for_background(background);
+    }
+    app.editor.insert(&report.typed);
     let command_host = hooks.commands.take();
     for warning in std::mem::take(&mut hooks.warnings) {
         app.transcript
@@ -221,6 +231,9 @@ pub(crate) fn execute(
         Command::Slash(_) => {}
     }
 }
+
+/// What the host does with a thinking level the user picked.
+pub type ThinkingHook = Box<dyn Fn(ThinkingLevel) -> Result<(), String> + Send>;
 
 /// SIGTERM, SIGHUP and a SIGINT sent from outside (Ctrl+C itself arrives as a key in raw mode)
 /// end the interactive mode cleanly: the terminal is restored on the way out.

@@ -20,12 +20,13 @@ mod side;
 pub mod slash;
 pub mod status;
 pub mod terminal;
+pub mod terminal_report;
 pub mod theme;
 pub mod transcript;
 pub mod user_shell;
 pub mod view;
 
 pub use app::App;
-pub use event_loop::{Hooks, TuiError, run};
+pub use event_loop::{Hooks, ThinkingHook, TuiError, run};
 pub use keys::Command;
 pub use status::SessionInfo;

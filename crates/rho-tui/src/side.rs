@@ -39,7 +39,7 @@ pub(crate) struct Side {
     files_tx: mpsc::UnboundedSender<FileIndex>,
     pub(crate) files_done: mpsc::UnboundedReceiver<FileIndex>,
     pub(crate) exit_after_first_frame: bool,
-    thinking_changed: Option<Box<dyn Fn(rho_ai::ThinkingLevel) + Send>>,
+    thinking_changed: Option<crate::event_loop::ThinkingHook>,
 }
 
 impl Side {
@@ -80,8 +80,9 @@ impl Side {
                 }
             }
             Command::SetThinking(level) => {
-                if let Some(changed) = &self.thinking_changed {
-                    changed(level);
+                if let Some(Err(error)) = self.thinking_changed.as_ref().map(|changed| changed(level))
+                {
+                    app.transcript.push(Entry::Error(error));
                 }
                 crate::event_loop::execute(session, Command::SetThinking(level), failed);
             }

@@ -7,6 +7,8 @@
 use ratatui::buffer::Buffer;
 use ratatui::style::Color;
 
+use crate::terminal_report::Background;
+
 /// The `theme` setting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ThemeChoice {
@@ -45,9 +47,8 @@ impl Theme {
     /// The theme for `choice`, given the environment's `NO_COLOR` and `COLORFGBG`.
     ///
     /// `Auto` reads `COLORFGBG` (set by rxvt, Konsole, iTerm2 and others: `fg;bg`, a background
-    /// of 7 or 15 is light) and otherwise assumes dark. It does not ask the terminal for its
-    /// background (OSC 11): the answer needs a round trip before the first frame, and a
-    /// terminal that never answers would hold the screen for the whole timeout.
+    /// of 7 or 15 is light) and otherwise assumes dark; once the terminal is taken over, the
+    /// background it reports to OSC 11 replaces that guess ([`Theme::for_background`]).
     pub fn resolve(choice: ThemeChoice, no_color: Option<&str>, colorfgbg: Option<&str>) -> Self {
         // no-color.org: set and not empty.
         if no_color.is_some_and(|v| !v.is_empty()) {
@@ -60,6 +61,14 @@ impl Theme {
                 Some("7" | "15") => Theme::Light,
                 _ => Theme::Dark,
             },
+        }
+    }
+
+    /// The theme for a background the terminal reported.
+    pub fn for_background(background: Background) -> Self {
+        match background {
+            Background::Dark => Theme::Dark,
+            Background::Light => Theme::Light,
         }
     }
 

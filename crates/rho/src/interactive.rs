@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::cli::Cli;
 use crate::prompt_input::resolve_prompts;
+use crate::remember::Remember;
 use crate::rpc::user_bash::{self, BashCancel, BashResult, UserBashContext};
 use crate::run::{self, Built, Extras};
 use crate::session_choice::SessionTarget;
@@ -90,13 +91,27 @@ pub async fn run(mut cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Res
         running: Mutex::new(None),
     };
     let recorder = live.clone();
+    let remember = Remember::in_home(home.as_deref());
     let thinking_changed = move |level| {
-        let persistence = session_switch::lock(&recorder).persistence.clone();
+        let (persistence, previous, reasons) = {
+            let live = session_switch::lock(&recorder);
+            let (previous, reasons) = live
+                .session
+                .agent()
+                .with_state(|s| (s.thinking_level, s.model.reasoning));
+            (live.persistence.clone(), previous, reasons)
+        };
+        if previous == level {
+            return Ok(());
+        }
         if let Some(persistence) = &persistence {
             // Best effort: the level is in effect either way, and a session file that cannot
             // be written fails the next message's write too, which is reported on exit.
             let _ = persistence.record_thinking_level(level);
         }
+        remember
+            .thinking_level(level, reasons)
+            .map_err(|error| format!("Thinking level not kept for the next run: {error}"))
     };
     let hooks = Hooks {
         cwd: run_cwd,

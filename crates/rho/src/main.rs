@@ -16,6 +16,7 @@ mod rpc;
 mod run;
 mod session_choice;
 mod session_switch;
+mod remember;
 mod session_tree;
 mod settings_save;
 mod setup;

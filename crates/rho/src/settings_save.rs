@@ -46,8 +46,15 @@ pub enum SaveError {
 /// Sets `key` (a top-level key, or `[outer, inner]` inside a nested object) to `value` in the
 /// settings file at `path`, creating the file (and its directory) when there is none.
 pub fn save_setting(path: &Path, key: &[&str], value: Value) -> Result<(), SaveError> {
+    save_settings(path, &[(key, value)])
+}
+
+/// Sets several keys in one read and one write (a model is its provider and its id).
+pub fn save_settings(path: &Path, changes: &[(&[&str], Value)]) -> Result<(), SaveError> {
     let mut settings = read_object(path)?;
-    set_at(&mut settings, key, value);
+    for (key, value) in changes {
+        set_at(&mut settings, key, value.clone());
+    }
     let written = serde_json::to_string_pretty(&Value::Object(settings))
         .map_err(std::io::Error::other)
         .and_then(|text| write_whole(path, &text));

@@ -16,6 +16,8 @@ use rho_tui::slash::{CommandHost, Commands, ModelOption, SettingChange, SlashReg
 use rho_tui::theme::{Theme, ThemeChoice};
 use serde_json::Value;
 
+use crate::remember::Remember;
+
 use crate::cli::Cli;
 use crate::rpc::models::ModelCatalog;
 use crate::session_switch::{LiveHandle, lock};
@@ -84,6 +86,19 @@ impl CommandHost for SlashHost {
                     .map_err(unsaved)?;
             }
         }
+        drop(live);
+        // As Pi's `setModel`: the model (and a level that moved) is the next run's default.
+        let remember = Remember::in_home(self.home.as_deref());
+        let kept = remember
+            .model(&entry.model.provider, &entry.model.id)
+            .and_then(|()| {
+                if previous == effective {
+                    Ok(())
+                } else {
+                    remember.thinking_level(effective, entry.model.reasoning)
+                }
+            });
+        kept.map_err(|error| format!("The model changed but is not kept for the next run: {error}"))?;
         Ok(effective)
     }
 
@@ -321,6 +336,7 @@ pub fn ui_setup(cli: &Cli, home: Option<&Path>, cwd: &Path) -> (Commands, Vec<St
         registry,
         keybindings: std::sync::Arc::new(keybindings),
         theme,
+        theme_auto: choice == ThemeChoice::Auto && theme != Theme::NoColor,
         ..Commands::default()
     };
     (commands, warnings)

@@ -1,6 +1,7 @@
 //! The interactive mode's `/` commands and keybindings against the loopback mock provider,
-//! driven in `tmux`: `/model` switches the model the next request names, `/compact` summarises
-//! through the model, `/export` writes the page, and `keybindings.json` moves a shortcut.
+//! driven in `tmux`: `/model` switches the model the next request names (and the next run's
+//! default), `/compact` summarises through the model, `/export` writes the page, and
+//! `keybindings.json` moves a shortcut.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
@@ -54,6 +55,14 @@ fn a_model_picked_with_slash_model_gets_the_next_request_and_is_recorded() {
         .map(|e| json!([e["provider"], e["modelId"]]))
         .collect();
     assert_eq!(changes.last(), Some(&json!(["mock", "b"])));
+    // As in Pi, the picked model is the next run's default; `--model` on the command line is not.
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        (&settings["defaultProvider"], &settings["defaultModel"]),
+        (&json!("mock"), &json!("b"))
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! What the interactive mode keeps, driven in `tmux`: `/settings` changes go to the global
 //! `RHO_HOME/settings.json` (every other key kept, a broken file left alone), and `/model` to
-//! a model without reasoning records the thinking level it falls to, as RPC `set_model` does.
+//! a model without reasoning records the thinking level it falls to, as RPC `set_model` does;
+//! and the `auto` theme follows the background the terminal reports (OSC 11).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -174,4 +175,41 @@ fn session_file(dir: &Path) -> std::path::PathBuf {
     }
     assert_eq!(found.len(), 1, "{found:?}");
     found.remove(0)
+}
+
+/// The screen with its colours, once rho has drawn its footer in a pane whose background is
+/// `background` (what tmux answers to OSC 11), with `theme` as the setting.
+fn coloured_screen(background: &str, theme: Option<&str>) -> String {
+    let dir = home("http://127.0.0.1:9");
+    if let Some(theme) = theme {
+        let settings = json!({ "theme": theme }).to_string();
+        std::fs::write(dir.path().join("settings.json"), settings).unwrap();
+    }
+    let tmux = Tmux::start(dir.path());
+    tmux.run(&["set-option", "-g", "window-style", &format!("bg={background}")]);
+    tmux.wait_for("the shell prompt", |s| last_line(s).starts_with("PROMPT$"));
+    tmux.type_text(&format!("{} --model mock/a", env!("CARGO_BIN_EXE_rho")));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the footer", |s| s.contains("ctx ?/"));
+    // The `/` popup, whose highlighted command is drawn in cyan.
+    tmux.type_text("/");
+    tmux.wait_for("the command popup", |s| s.contains("/model"));
+    let screen = tmux.run(&["capture-pane", "-p", "-e", "-t", "0"]).stdout;
+    tmux.keys(&["Escape", "C-u"]);
+    quit(&tmux);
+    String::from_utf8(screen).unwrap()
+}
+
+#[test]
+fn the_background_the_terminal_reports_picks_the_theme_unless_one_is_set() {
+    // The highlight: cyan (palette colour 6, which tmux writes as `38;5;6`) on a dark screen,
+    // the light theme's darker teal on a white one.
+    let dark = |screen: &str| screen.contains("38;5;6m");
+    let light = |screen: &str| screen.contains("38;2;0;107;143");
+    let on_white = coloured_screen("#ffffff", None);
+    assert!(light(&on_white) && !dark(&on_white), "{on_white:?}");
+    let on_black = coloured_screen("#000000", None);
+    assert!(dark(&on_black) && !light(&on_black), "{on_black:?}");
+    let chosen = coloured_screen("#ffffff", Some("dark"));
+    assert!(dark(&chosen) && !light(&chosen), "{chosen:?}");
 }

@@ -268,7 +268,7 @@ fn a_bang_command_run_while_the_agent_works_joins_the_context_after_that_run() {
 }
 
 #[test]
-fn shift_tab_cycles_the_thinking_level_in_the_footer_and_the_session_file() {
+fn shift_tab_cycles_the_thinking_level_in_the_footer_the_session_file_and_the_settings() {
     let mock = Mock::start(vec![]);
     let dir = project_with_model(&mock, None, json!({"id": "a", "reasoning": true}));
     let tmux = open_rho_with(dir.path(), "--session-dir sessions --thinking low");
@@ -287,4 +287,9 @@ fn shift_tab_cycles_the_thinking_level_in_the_footer_and_the_session_file() {
         .map(|e| e["thinkingLevel"].clone())
         .collect();
     assert_eq!(levels, [json!("low"), json!("medium")]);
+    // The level picked in the UI is the next run's default (Pi's `setDefaultThinkingLevel`).
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(settings["defaultThinkingLevel"], "medium");
 }

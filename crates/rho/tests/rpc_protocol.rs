@@ -171,6 +171,19 @@ fn every_state_model_and_queue_command_answers_as_pi_does() {
         rpc.call(json!({"id": "s2", "type": "get_state"})),
         idle_state("s2", "all", "all", 0, &session_id, &file)
     );
+    // As Pi's settings manager: the model, the modes and the switches a client chose are the
+    // next run's defaults; the level did not change, so it was not written.
+    let settings: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(".rho-home/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        settings,
+        json!({
+            "defaultProvider": "faux", "defaultModel": "faux-1",
+            "steeringMode": "all", "followUpMode": "all", "retry": {"enabled": false}
+        })
+    );
     let stats = rpc.call(json!({"id": "st", "type": "get_session_stats"}));
     assert_eq!(
         stats,

@@ -230,4 +230,7 @@ pub struct Commands {
     pub keybindings: Arc<Keybindings>,
     /// The colour theme.
     pub theme: Theme,
+    /// The `theme` setting is `auto` (and `NO_COLOR` unset): a background reported by the
+    /// terminal decides the theme.
+    pub theme_auto: bool,
 }

@@ -8,7 +8,7 @@ use rho_host::session::SESSION_BUSY;
 use rho_models::supported_thinking_levels;
 use serde_json::{Value, json};
 
-use super::host::{Host, lock};
+use super::host::{Host, lock, report_unremembered};
 use super::models::model_json;
 use super::protocol::{Command, Request, Response, StreamingBehavior};
 use super::stats::{last_assistant_text, session_stats};
@@ -167,10 +167,12 @@ fn handle(host: &Arc<Host>, request: Request) -> Option<Response> {
         }
         Command::SetSteeringMode { mode } => {
             agent.set_steering_mode(mode);
+            report_unremembered(host.config.remember.steering_mode(mode));
             Some(Response::ok(id, &kind))
         }
         Command::SetFollowUpMode { mode } => {
             agent.set_follow_up_mode(mode);
+            report_unremembered(host.config.remember.follow_up_mode(mode));
             Some(Response::ok(id, &kind))
         }
         Command::Compact {
@@ -191,6 +193,7 @@ fn handle(host: &Arc<Host>, request: Request) -> Option<Response> {
         }
         Command::SetAutoCompaction { enabled } => {
             session.set_auto_compaction(enabled);
+            report_unremembered(host.config.remember.auto_compaction(enabled));
             Some(Response::ok(id, &kind))
         }
         Command::SetAutoRetry { enabled } => Some(match host.set_auto_retry(enabled) {

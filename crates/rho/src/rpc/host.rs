@@ -21,6 +21,8 @@ use super::build::{Seed, Shared, Target, build};
 use super::models::{ModelCatalog, ModelSwitchError, RoutedProvider};
 use super::user_bash::BashCancel;
 use crate::output::write_json_line;
+use crate::remember::Remember;
+use crate::settings_save::SaveError;
 
 /// Writes responses and events; after `close` nothing more is written (Pi unsubscribes from the
 /// session before it exits).
@@ -86,6 +88,8 @@ pub struct HostConfig {
     pub steering_mode: QueueMode,
     /// The first session's follow-up mode (settings `followUpMode`).
     pub follow_up_mode: QueueMode,
+    /// Where a client's model, level and mode choices are kept for the next run.
+    pub remember: Remember,
 }
 
 /// The RPC host.
@@ -107,6 +111,14 @@ pub struct Host {
 
 pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Reports a settings write that failed: the choice holds for this run, stdout stays protocol
+/// only.
+pub(super) fn report_unremembered(result: Result<(), SaveError>) {
+    if let Err(error) = result {
+        eprintln!("Warning: {error}");
+    }
 }
 
 /// Reports a session file write that failed: the run goes on, the client's stdout stays
@@ -193,6 +205,7 @@ impl Host {
             );
         }
         lock(&self.retry).enabled = enabled;
+        report_unremembered(self.config.remember.auto_retry(enabled));
         let mut current = lock(&self.current);
         let seed = self.seed_of(&current, true);
         let target = match &mut *lock(&current.backing) {
@@ -308,6 +321,11 @@ impl Host {
         if let Some(persistence) = lock(&current.backing).persistence() {
             report_unsaved(persistence.record_model_change(&entry.model.provider, &entry.model.id));
         }
+        report_unremembered(
+            self.config
+                .remember
+                .model(&entry.model.provider, &entry.model.id),
+        );
         self.set_thinking_level(wanted);
     }
 
@@ -325,6 +343,11 @@ impl Host {
             if let Some(persistence) = lock(&current.backing).persistence() {
                 report_unsaved(persistence.record_thinking_level(effective));
             }
+            report_unremembered(
+                self.config
+                    .remember
+                    .thinking_level(effective, entry.model.reasoning),
+            );
             self.output
                 .write(&json!({"type": "thinking_level_changed", "level": effective}));
         }

@@ -68,6 +68,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<u8> {
         catalog: first.catalog,
         steering_mode: settings.steering_mode.unwrap_or_default(),
         follow_up_mode: settings.follow_up_mode.unwrap_or_default(),
+        remember: crate::remember::Remember::in_home(home.as_deref()),
     };
     let host = Host::new(
         config,
