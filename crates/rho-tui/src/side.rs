@@ -80,7 +80,8 @@ impl Side {
                 }
             }
             Command::SetThinking(level) => {
-                if let Some(Err(error)) = self.thinking_changed.as_ref().map(|changed| changed(level))
+                if let Some(Err(error)) =
+                    self.thinking_changed.as_ref().map(|changed| changed(level))
                 {
                     app.transcript.push(Entry::Error(error));
                 }

@@ -119,9 +119,7 @@ fn background(colour: &str) -> Option<Background> {
     let mut values = channels.split('/').map(|hex| {
         let max = 16f64.powi(i32::try_from(hex.len()).ok()?) - 1.0;
         let value = u32::from_str_radix(hex, 16).ok()?;
-        (1..=4)
-            .contains(&hex.len())
-            .then(|| f64::from(value) / max)
+        (1..=4).contains(&hex.len()).then(|| f64::from(value) / max)
     });
     let (red, green, blue) = (values.next()??, values.next()??, values.next()??);
     // Rec. 709 weights on the reported values: a mid-grey or brighter background is light.
@@ -136,7 +134,10 @@ fn background(colour: &str) -> Option<Background> {
 /// Asks the terminal on `fd` (raw mode already on) and reads its replies until the device
 /// attributes come back or [`TIMEOUT`] passes.
 #[cfg(unix)]
-pub fn ask(out: &mut impl std::io::Write, fd: std::os::fd::RawFd) -> std::io::Result<TerminalReport> {
+pub fn ask(
+    out: &mut impl std::io::Write,
+    fd: std::os::fd::RawFd,
+) -> std::io::Result<TerminalReport> {
     out.write_all(QUERIES.as_bytes())?;
     out.flush()?;
     let deadline = Instant::now() + TIMEOUT;
@@ -205,7 +206,10 @@ mod tests {
         assert_eq!(of("\x1b]11;rgb:0000/0000/0000\x07"), Some(Background::Dark));
         assert_eq!(of("\x1b]11;rgb:1e/1e/2e\x07"), Some(Background::Dark));
         assert_eq!(of("\x1b]11;rgb:fdf/fdf/e3e\x1b\\"), Some(Background::Light));
-        assert_eq!(of("\x1b]11;rgba:ffff/ffff/ffff/ffff\x07"), Some(Background::Light));
+        assert_eq!(
+            of("\x1b]11;rgba:ffff/ffff/ffff/ffff\x07"),
+            Some(Background::Light)
+        );
         assert_eq!(of("\x1b]11;rgb:zz/00/00\x07"), None);
         assert_eq!(of("\x1b]11;rgb:ff/ff\x07"), None);
         assert_eq!(of("\x1b]11;#ffffff\x07"), None);
@@ -221,7 +225,11 @@ mod tests {
     fn a_reply_cut_short_is_not_complete_yet() {
         assert!(!parse(b"\x1b]11;rgb:ffff/ff").complete);
         assert!(!parse(b"\x1b[?62;2").complete);
-        assert!(parse(b"\x1b]11;rgb:ffff/ffff/ffff\x07\x1b[?62;2").background.is_some());
+        assert!(
+            parse(b"\x1b]11;rgb:ffff/ffff/ffff\x07\x1b[?62;2")
+                .background
+                .is_some()
+        );
     }
 
     #[test]

@@ -98,7 +98,9 @@ impl CommandHost for SlashHost {
                     remember.thinking_level(effective, entry.model.reasoning)
                 }
             });
-        kept.map_err(|error| format!("The model changed but is not kept for the next run: {error}"))?;
+        kept.map_err(|error| {
+            format!("The model changed but is not kept for the next run: {error}")
+        })?;
         Ok(effective)
     }
 

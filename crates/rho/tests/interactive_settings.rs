@@ -186,7 +186,12 @@ fn coloured_screen(background: &str, theme: Option<&str>) -> String {
         std::fs::write(dir.path().join("settings.json"), settings).unwrap();
     }
     let tmux = Tmux::start(dir.path());
-    tmux.run(&["set-option", "-g", "window-style", &format!("bg={background}")]);
+    tmux.run(&[
+        "set-option",
+        "-g",
+        "window-style",
+        &format!("bg={background}"),
+    ]);
     tmux.wait_for("the shell prompt", |s| last_line(s).starts_with("PROMPT$"));
     tmux.type_text(&format!("{} --model mock/a", env!("CARGO_BIN_EXE_rho")));
     tmux.keys(&["Enter"]);
