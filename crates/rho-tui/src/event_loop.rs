@@ -226,6 +226,7 @@ pub(crate) fn execute(
         Command::OpenSessionPicker
         | Command::OpenForkPicker
         | Command::OpenTree
+        | Command::SaveTreeLabel
         | Command::SwitchSession(_) => {}
         // Handled by the loop with the command host (`slash/host.rs`).
         Command::Slash(_) => {}

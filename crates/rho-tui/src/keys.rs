@@ -40,6 +40,8 @@ pub enum Command {
     OpenForkPicker,
     /// `/tree`: open the session tree navigator.
     OpenTree,
+    /// Save the label entered in the open tree navigator and reload its rows.
+    SaveTreeLabel,
     /// Replace or re-branch the running session (`/new` is `SwitchSession(SwitchRequest::New)`).
     SwitchSession(crate::sessions::SwitchRequest),
     /// Work of a `/` command for the event loop (`slash/host.rs`).

@@ -12,29 +12,29 @@ use rho_agent::AgentMessage;
 use rho_ai::UserMessage;
 use rho_ai::faux::{faux_message, faux_text};
 use rho_tui::sessions::{
-    ForkPicker, ForkPoint, SessionPicker, SessionRow, SessionsOverlay, SwitchRequest, TreeRow,
-    TreeView,
+    ForkPicker, ForkPoint, SessionPicker, SessionRow, SessionsOverlay, SwitchRequest,
+    TreeEntryKind, TreeRow, TreeView,
 };
 use rho_tui::transcript::{AssistantBlock, AssistantEntry, Entry};
 use rho_tui::{App, Command, view};
 
 use crate::events::{app, info};
 
-fn key(code: KeyCode) -> KeyEvent {
+pub(crate) fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
 }
 
-fn press(app: &mut App, code: KeyCode) -> Vec<Command> {
+pub(crate) fn press(app: &mut App, code: KeyCode) -> Vec<Command> {
     app.on_key(key(code), Instant::now())
 }
 
-fn type_text(app: &mut App, text: &str) {
+pub(crate) fn type_text(app: &mut App, text: &str) {
     for c in text.chars() {
         assert_eq!(press(app, KeyCode::Char(c)), Vec::new());
     }
 }
 
-fn screen(app: &App) -> String {
+pub(crate) fn screen(app: &App) -> String {
     let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
     terminal
         .draw(|frame| view::draw(frame, app, Instant::now()))
@@ -78,7 +78,7 @@ fn picker() -> SessionPicker {
     SessionPicker::new(here, everywhere)
 }
 
-fn with_overlay(overlay: SessionsOverlay) -> App {
+pub(crate) fn with_overlay(overlay: SessionsOverlay) -> App {
     let mut app = app();
     app.sessions = Some(overlay);
     app
@@ -161,10 +161,28 @@ fn enter_in_the_fork_picker_forks_before_the_highlighted_message() {
     );
 }
 
-fn tree_row(id: &str, depth: usize, text: &str, current: bool, on_branch: bool) -> TreeRow {
+/// A row of entry `id` under `parent`, its kind told by its text (`user: …`, `[… result]`,
+/// `[model: …]`/`[label: …]`, anything else).
+pub(crate) fn tree_row(
+    id: &str,
+    parent: Option<&str>,
+    text: &str,
+    current: bool,
+    on_branch: bool,
+) -> TreeRow {
+    let kind = if text.starts_with("user:") {
+        TreeEntryKind::UserMessage
+    } else if text.ends_with(" result]") {
+        TreeEntryKind::ToolResult
+    } else if text.starts_with("[model:") || text.starts_with("[label:") {
+        TreeEntryKind::Bookkeeping
+    } else {
+        TreeEntryKind::Conversation
+    };
     TreeRow {
         entry_id: id.to_owned(),
-        depth,
+        parent_id: parent.map(str::to_owned),
+        kind,
         text: text.to_owned(),
         label: None,
         current,
@@ -174,12 +192,12 @@ fn tree_row(id: &str, depth: usize, text: &str, current: bool, on_branch: bool) 
 
 fn tree() -> TreeView {
     let mut rows = vec![
-        tree_row("e1", 0, "user: \"Hello\"", false, true),
-        tree_row("e2", 0, "assistant: \"Hi there\"", false, true),
-        tree_row("e3", 1, "user: \"Try approach A\"", false, true),
-        tree_row("e4", 1, "assistant: \"A done\"", true, true),
-        tree_row("e5", 1, "user: \"Try approach B\"", false, false),
-        tree_row("e6", 1, "assistant: \"B done\"", false, false),
+        tree_row("e1", None, "user: \"Hello\"", false, true),
+        tree_row("e2", Some("e1"), "assistant: \"Hi there\"", false, true),
+        tree_row("e3", Some("e2"), "user: \"Try approach A\"", false, true),
+        tree_row("e4", Some("e3"), "assistant: \"A done\"", true, true),
+        tree_row("e5", Some("e2"), "user: \"Try approach B\"", false, false),
+        tree_row("e6", Some("e5"), "assistant: \"B done\"", false, false),
     ];
     rows[2].label = Some("plan-a".to_owned());
     TreeView::new(rows)
@@ -217,7 +235,7 @@ fn escape_in_the_summary_question_goes_back_to_the_tree_and_no_summary_is_the_de
     let Some(SessionsOverlay::Tree(open)) = &app.sessions else {
         panic!("the tree closed");
     };
-    assert_eq!((open.selected, open.asking), (2, None));
+    assert_eq!((open.selected(), open.asking), (2, None));
     press(&mut app, KeyCode::Enter);
     assert_eq!(
         press(&mut app, KeyCode::Enter),

@@ -15,4 +15,5 @@ mod slash_commands;
 mod status_branch;
 mod summary_blocks;
 mod tool_blocks;
+mod tree_ui;
 mod widgets;

@@ -11,14 +11,18 @@ use rho_host::AgentSession;
 use rho_host::persist::Persistence;
 use rho_session::{SessionDir, SessionFile, list_sessions};
 use rho_tui::SessionInfo;
-use rho_tui::sessions::{ForkPoint, SessionRow, SessionSwitcher, SwitchRequest, Switched, TreeRow};
+use rho_tui::sessions::{
+    ForkPoint, SessionRow, SessionSwitcher, SwitchRequest, Switched, TreeFilter, TreeRow,
+};
 
 use crate::branch_summary::{abandoned_entries, summarize as summarize_branch};
 use crate::cli::Cli;
 use crate::rpc::models::RoutedProvider;
 use crate::run::{self, Built, Extras};
 use crate::session_choice::{SessionTarget, open_existing, opened};
-use crate::session_tree::{dir_of, fork_point, session_row, tree_rows, tree_target};
+use crate::session_tree::{
+    dir_of, fork_point, session_row, tree_filter_setting, tree_rows, tree_target,
+};
 
 /// The session the UI runs now, shared with what acts on it (`!cmd`, the thinking recorder).
 pub struct Live {
@@ -47,6 +51,8 @@ pub struct Switcher {
     flags: (Option<String>, Option<String>),
     /// Where rho was started.
     cwd: PathBuf,
+    /// `RHO_HOME`, whose settings name the tree's filter.
+    home: Option<PathBuf>,
     /// `RHO_HOME`'s session directory.
     sessions: Option<SessionDir>,
     /// This cwd's session directory (or `--session-dir`).
@@ -94,6 +100,7 @@ impl Switcher {
             cli: Mutex::new(parts.cli),
             flags,
             cwd: parts.cwd,
+            home: parts.home,
             sessions,
             local,
             approver: parts.approver,
@@ -309,6 +316,21 @@ impl SessionSwitcher for Switcher {
 
     fn tree(&self) -> Vec<TreeRow> {
         self.live_file(|file| tree_rows(file)).unwrap_or_default()
+    }
+
+    fn tree_filter(&self) -> TreeFilter {
+        let run_cwd = lock(&self.live).run_cwd.clone();
+        tree_filter_setting(self.home.as_deref(), &run_cwd)
+    }
+
+    fn set_label(&self, entry_id: &str, label: Option<&str>) -> Result<(), String> {
+        let label = label.map(str::trim).filter(|l| !l.is_empty());
+        self.live_file(|file| {
+            file.append_label_change(entry_id, label)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        })
+        .unwrap_or_else(|| Err("This session has no file".to_owned()))
     }
 
     async fn switch(&self, request: SwitchRequest) -> Result<Switched, String> {

@@ -1,12 +1,15 @@
 //! What the interactive mode shows of a session file: the `/resume` rows, the `/fork` points and
-//! the `/tree` rows; and where Pi puts the leaf when a tree entry or a fork point is picked.
+//! the `/tree` rows (and the filter it opens with); and where Pi puts the leaf when a tree entry
+//! or a fork point is picked.
 //! `fork_point` is shared with the RPC `fork` command.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use rho_agent::AgentMessage;
+use rho_host::settings::{PROJECT_DIR, SETTINGS_FILE};
 use rho_session::{EntryKind, SessionEntry, SessionFile, SessionInfo};
-use rho_tui::sessions::{SessionRow, TreeRow};
+use rho_tui::sessions::{SessionRow, TreeEntryKind, TreeFilter, TreeRow};
 
 use crate::rpc::sessions::SessionCommandError;
 
@@ -67,10 +70,9 @@ pub fn session_row(info: SessionInfo) -> SessionRow {
     }
 }
 
-/// The tree of `file` in display order: depth first, siblings in file order, one level of
-/// indentation per branch point. Labels, names and extension state are not shown (Pi's default
-/// filter); an entry under a hidden one takes its place. The current leaf (or its nearest shown
-/// ancestor) is marked.
+/// The tree of `file` in display order: depth first, siblings in file order, a row for every
+/// entry (the navigator's filter picks what is shown, and indents it), each with its label. The
+/// current leaf and the path to it are marked.
 pub fn tree_rows(file: &SessionFile) -> Vec<TreeRow> {
     let mut children: HashMap<Option<&str>, Vec<&SessionEntry>> = HashMap::new();
     for entry in file.entries() {
@@ -79,91 +81,63 @@ pub fn tree_rows(file: &SessionFile) -> Vec<TreeRow> {
             .or_default()
             .push(entry);
     }
-    let branch: Vec<&str> = file
+    let branch: HashSet<&str> = file
         .branch_entries(None)
         .iter()
         .map(|e| e.id.as_str())
         .collect();
-    let current = branch
-        .iter()
-        .rev()
-        .find(|id| file.entry(id).is_some_and(|e| shown(&e.kind)))
-        .copied();
+    let leaf = file.leaf_id();
     let labels = file.labels();
     let mut rows = Vec::new();
     // An explicit stack: a long session is a deep chain, too deep for recursion.
-    let mut stack: Vec<(&SessionEntry, usize)> = children
+    let mut stack: Vec<&SessionEntry> = children
         .get(&None)
-        .map(|roots| {
-            let depth = usize::from(roots.len() > 1);
-            roots.iter().rev().map(|e| (*e, depth)).collect()
-        })
+        .map(|roots| roots.iter().rev().copied().collect())
         .unwrap_or_default();
-    while let Some((entry, depth)) = stack.pop() {
-        let kids = children.get(&Some(entry.id.as_str()));
-        let mut depth_below = depth;
-        if let Some(text) = shown(&entry.kind).then(|| entry_text(entry)).flatten() {
-            rows.push(TreeRow {
-                entry_id: entry.id.clone(),
-                depth,
-                text,
-                label: labels.get(&entry.id).map(|(label, _)| label.clone()),
-                current: current == Some(entry.id.as_str()),
-                on_branch: branch.contains(&entry.id.as_str()),
-            });
-        }
-        if let Some(kids) = kids {
-            if kids.len() > 1 {
-                depth_below += 1;
-            }
-            for kid in kids.iter().rev() {
-                stack.push((kid, depth_below));
-            }
+    while let Some(entry) = stack.pop() {
+        rows.push(TreeRow {
+            entry_id: entry.id.clone(),
+            parent_id: entry.parent_id.clone(),
+            kind: entry_kind(&entry.kind),
+            text: entry_text(entry),
+            label: labels.get(&entry.id).map(|(label, _)| label.clone()),
+            current: leaf == Some(entry.id.as_str()),
+            on_branch: branch.contains(entry.id.as_str()),
+        });
+        if let Some(kids) = children.get(&Some(entry.id.as_str())) {
+            stack.extend(kids.iter().rev());
         }
     }
     rows
 }
 
-fn shown(kind: &EntryKind) -> bool {
-    !matches!(
-        kind,
-        EntryKind::Label { .. } | EntryKind::SessionInfo { .. } | EntryKind::Custom { .. }
-    )
+/// What the tree's filters see of an entry.
+fn entry_kind(kind: &EntryKind) -> TreeEntryKind {
+    match kind {
+        EntryKind::Message(message) => match message.get() {
+            Ok(m) if m.as_user().is_some() => TreeEntryKind::UserMessage,
+            Ok(m) if m.as_tool_result().is_some() => TreeEntryKind::ToolResult,
+            _ => TreeEntryKind::Conversation,
+        },
+        EntryKind::Label { .. }
+        | EntryKind::Custom { .. }
+        | EntryKind::ModelChange { .. }
+        | EntryKind::ThinkingLevelChange { .. }
+        | EntryKind::SessionInfo { .. } => TreeEntryKind::Bookkeeping,
+        EntryKind::CustomMessage { .. }
+        | EntryKind::Compaction { .. }
+        | EntryKind::BranchSummary { .. }
+        | EntryKind::Unknown { .. } => TreeEntryKind::Conversation,
+    }
 }
 
-/// The line for one entry.
-fn entry_text(entry: &SessionEntry) -> Option<String> {
-    Some(match &entry.kind {
-        EntryKind::Message(message) => {
-            let message = message.get().ok()?;
-            if let Some(user) = message.as_user() {
-                format!("user: \"{}\"", user.text_content())
-            } else if let Some(assistant) = message.as_assistant() {
-                let texts: Vec<&str> = assistant
-                    .content
-                    .iter()
-                    .filter_map(rho_ai::ContentBlock::as_text)
-                    .collect();
-                let text = texts.join(" ");
-                if text.trim().is_empty() {
-                    let tools: Vec<&str> = assistant
-                        .content
-                        .iter()
-                        .filter_map(|b| match b {
-                            rho_ai::ContentBlock::ToolCall(call) => Some(call.name.as_str()),
-                            _ => None,
-                        })
-                        .collect();
-                    format!("assistant: [{}]", tools.join(", "))
-                } else {
-                    format!("assistant: \"{text}\"")
-                }
-            } else if let Some(result) = message.as_tool_result() {
-                format!("[{} result]", result.tool_name)
-            } else {
-                format!("[{}]", message.role())
-            }
-        }
+/// The line for one entry, as Pi's tree words it.
+fn entry_text(entry: &SessionEntry) -> String {
+    match &entry.kind {
+        EntryKind::Message(message) => match message.get() {
+            Ok(message) => message_text(message),
+            Err(_) => "[message]".to_owned(),
+        },
         EntryKind::CustomMessage { custom_type, .. } => format!("[{custom_type}]"),
         EntryKind::ModelChange { provider, model_id } => format!("[model: {provider}/{model_id}]"),
         EntryKind::ThinkingLevelChange { thinking_level } => {
@@ -171,14 +145,71 @@ fn entry_text(entry: &SessionEntry) -> Option<String> {
         }
         EntryKind::Compaction { .. } => "[compaction]".to_owned(),
         EntryKind::BranchSummary { summary, .. } => format!("[branch summary] {summary}"),
+        EntryKind::Label { label, .. } => match label.as_deref().filter(|l| !l.is_empty()) {
+            Some(label) => format!("[label: {label}]"),
+            None => "[label: (cleared)]".to_owned(),
+        },
+        EntryKind::SessionInfo { name } => match name.as_deref().filter(|n| !n.is_empty()) {
+            Some(name) => format!("[title: {name}]"),
+            None => "[title: empty]".to_owned(),
+        },
+        EntryKind::Custom { custom_type, .. } => format!("[custom: {custom_type}]"),
         EntryKind::Unknown { entry_type } => format!("[{entry_type}]"),
-        EntryKind::Label { .. } | EntryKind::SessionInfo { .. } | EntryKind::Custom { .. } => {
-            return None;
+    }
+}
+
+fn message_text(message: &AgentMessage) -> String {
+    if let Some(user) = message.as_user() {
+        format!("user: \"{}\"", user.text_content())
+    } else if let Some(assistant) = message.as_assistant() {
+        let texts: Vec<&str> = assistant
+            .content
+            .iter()
+            .filter_map(rho_ai::ContentBlock::as_text)
+            .collect();
+        let text = texts.join(" ");
+        if text.trim().is_empty() {
+            let tools: Vec<&str> = assistant
+                .content
+                .iter()
+                .filter_map(|b| match b {
+                    rho_ai::ContentBlock::ToolCall(call) => Some(call.name.as_str()),
+                    _ => None,
+                })
+                .collect();
+            format!("assistant: [{}]", tools.join(", "))
+        } else {
+            format!("assistant: \"{text}\"")
         }
-    })
+    } else if let Some(result) = message.as_tool_result() {
+        format!("[{} result]", result.tool_name)
+    } else {
+        format!("[{}]", message.role())
+    }
+}
+
+/// The filter `/tree` opens with: `treeFilterMode` of the project's settings, else of the
+/// global ones (Pi's key; an unknown value is the default view, as in Pi).
+pub fn tree_filter_setting(home: Option<&Path>, cwd: &Path) -> TreeFilter {
+    let project = cwd.join(PROJECT_DIR).join(SETTINGS_FILE);
+    let global = home.map(|h| h.join(SETTINGS_FILE));
+    [Some(project), global]
+        .into_iter()
+        .flatten()
+        .find_map(|path| {
+            let text = std::fs::read_to_string(path).ok()?;
+            let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+            value.get("treeFilterMode").cloned()
+        })
+        .and_then(|mode| mode.as_str().and_then(TreeFilter::from_name))
+        .unwrap_or_default()
 }
 
 /// The directory a session file lives in (for `/new` beside it).
 pub fn dir_of(path: &Path) -> Option<&Path> {
     path.parent().filter(|p| !p.as_os_str().is_empty())
 }
+
+#[cfg(test)]
+#[path = "session_tree_tests.rs"]
+mod tests;

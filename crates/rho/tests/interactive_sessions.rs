@@ -244,3 +244,60 @@ fn the_tree_switches_branches_and_a_summary_of_the_branch_left_reaches_the_next_
     );
     quit(&tmux);
 }
+
+#[test]
+fn the_tree_filters_to_the_user_messages_and_a_label_set_there_is_written_to_the_file() {
+    let mock = Mock::start(vec![answer("first done"), answer("second done")]);
+    let dir = project(&mock);
+    let tmux = open_rho(dir.path());
+    exchange(&tmux, "first step", "first done");
+    exchange(&tmux, "second step", "second done");
+
+    send(&tmux, "/tree");
+    tmux.wait_for("the tree", |s| {
+        s.contains("Session Tree") && s.contains("assistant: \"second done\"")
+    });
+    tmux.keys(&["C-u"]);
+    let users = tmux.wait_for("the user messages alone", |s| {
+        s.contains("Session Tree [user]")
+    });
+    assert!(users.contains("  user: \"first step\""), "{users}");
+    // The highlight went from the leaf ("second done") to the user message above it.
+    assert!(users.contains("› user: \"second step\""), "{users}");
+    assert!(!users.contains("assistant:"), "{users}");
+
+    tmux.keys(&["L"]);
+    tmux.wait_for("the label input", |s| {
+        s.contains("Label (empty to remove):")
+    });
+    tmux.type_text("checkpoint");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the label on the row", |s| {
+        s.contains("› [checkpoint] user: \"second step\"") && !s.contains("Label (empty")
+    });
+    let file = &session_files(dir.path())[0];
+    let written = entries(file);
+    let target = written
+        .iter()
+        .find(|e| e["type"] == "message" && message_text(&e["message"]["content"]) == "second step")
+        .unwrap()["id"]
+        .clone();
+    let labels: Vec<_> = written.iter().filter(|e| e["type"] == "label").collect();
+    assert_eq!(labels.len(), 1, "{written:?}");
+    assert_eq!(labels[0]["targetId"], target);
+    assert_eq!(labels[0]["label"], "checkpoint");
+
+    // Ctrl+L: the labelled entry alone.
+    tmux.keys(&["C-l"]);
+    let labelled = tmux.wait_for("the labelled entries", |s| {
+        s.contains("Session Tree [labeled]")
+    });
+    assert!(
+        labelled.contains("› [checkpoint] user: \"second step\""),
+        "{labelled}"
+    );
+    assert!(!labelled.contains("first step"), "{labelled}");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the tree closed", |s| !s.contains("Session Tree"));
+    quit(&tmux);
+}

@@ -1,13 +1,15 @@
 //! Sessions in the UI (Pi's `/resume`, `/new`, `/fork`, `/tree`): the pickers' state and keys,
 //! and the [`SessionSwitcher`] through which the binary lists session files and replaces the
-//! running session. The UI never touches a session file itself: listing, locking, forking and
-//! moving the leaf are the binary's, so they stay shared with the RPC mode.
+//! running session. The UI never touches a session file itself: listing, locking, forking,
+//! moving the leaf and writing labels are the binary's, so they stay shared with the RPC mode.
 
 pub mod fork;
 pub mod picker;
 pub mod replay;
 pub(crate) mod switch;
 pub mod tree;
+pub mod tree_filter;
+mod tree_label;
 pub mod view;
 
 use std::path::PathBuf;
@@ -22,6 +24,8 @@ use crate::status::SessionInfo;
 pub use fork::ForkPicker;
 pub use picker::SessionPicker;
 pub use tree::TreeView;
+pub use tree_filter::TreeFilter;
+pub use tree_label::{LabelChange, LabelInput};
 
 /// One session file as the `/resume` picker lists it.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,20 +56,39 @@ pub struct ForkPoint {
 }
 
 /// One entry of the session tree, in display order (depth first, file order among siblings).
+/// Every entry of the file has a row; the navigator's [`TreeFilter`] picks the ones shown.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TreeRow {
     /// The entry id.
     pub entry_id: String,
-    /// How many branch points lie above it (its indentation).
-    pub depth: usize,
-    /// The line shown for it: `user: "…"`, `assistant: "…"`, `[compaction]`, …
+    /// Its parent entry (`None`: a root), so that a row whose parent is filtered out hangs under
+    /// the nearest shown ancestor.
+    pub parent_id: Option<String>,
+    /// What kind of entry it is, as the filters tell them apart.
+    pub kind: TreeEntryKind,
+    /// The line shown for it: `user: "…"`, `assistant: "…"`, `[model: p/id]`, `[label: x]`, …
     pub text: String,
-    /// Its label, if one is set.
+    /// Its label, if one is set (the latest `label` entry targeting it; an empty one clears).
     pub label: Option<String>,
     /// Whether it is the current leaf.
     pub current: bool,
     /// Whether it lies on the path from the root to the current leaf.
     pub on_branch: bool,
+}
+
+/// The kinds of entries Pi's tree filters tell apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeEntryKind {
+    /// A `message` entry with role `user`.
+    UserMessage,
+    /// A `message` entry with role `toolResult`.
+    ToolResult,
+    /// Any other part of the conversation: assistant and other messages, extension messages,
+    /// compactions, branch summaries, entry types rho does not know.
+    Conversation,
+    /// What Pi's default view hides: `label`, `custom`, `model_change`,
+    /// `thinking_level_change` and `session_info` entries.
+    Bookkeeping,
 }
 
 /// What the user asked to switch to.
@@ -108,8 +131,15 @@ pub trait SessionSwitcher: Send + Sync {
     fn list(&self, all: bool) -> Vec<SessionRow>;
     /// The user messages of the current session, oldest first.
     fn fork_points(&self) -> Vec<ForkPoint>;
-    /// The current session's tree.
+    /// The current session's tree: a row for every entry of its file.
     fn tree(&self) -> Vec<TreeRow>;
+    /// The filter `/tree` opens with (the `treeFilterMode` setting).
+    fn tree_filter(&self) -> TreeFilter {
+        TreeFilter::Default
+    }
+    /// Sets (`Some`, non-empty) or clears the label of entry `entry_id` by appending a `label`
+    /// entry to the session file. `Err` is a message for the user.
+    fn set_label(&self, entry_id: &str, label: Option<&str>) -> Result<(), String>;
     /// Replaces (or re-branches) the running session; the old run is aborted first. `Err` is a
     /// message for the user, and the old session stays as it was.
     async fn switch(&self, request: SwitchRequest) -> Result<Switched, String>;
@@ -137,6 +167,9 @@ pub enum OverlayOutcome {
     Chosen(SwitchRequest),
     /// Closed with a remark for the conversation (Pi's "Already at this point").
     Remark(String),
+    /// Still open; the label it holds ([`TreeView::take_label_change`]) is to be saved and its
+    /// rows reloaded.
+    SaveLabel,
 }
 
 impl SessionsOverlay {

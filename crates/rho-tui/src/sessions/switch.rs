@@ -1,5 +1,6 @@
 //! The event loop's side of switching sessions: opening the overlays from the
-//! [`SessionSwitcher`]'s lists, running a switch off the UI task, and taking its result in.
+//! [`SessionSwitcher`]'s lists, saving the tree's labels through it, running a switch off the UI
+//! task, and taking its result in.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -41,7 +42,10 @@ impl Switching {
     pub(crate) fn handle(&mut self, app: &mut App, command: Command) -> Option<Command> {
         let opening = matches!(
             command,
-            Command::OpenSessionPicker | Command::OpenForkPicker | Command::OpenTree
+            Command::OpenSessionPicker
+                | Command::OpenForkPicker
+                | Command::OpenTree
+                | Command::SaveTreeLabel
         );
         if !opening && !matches!(command, Command::SwitchSession(_)) {
             return Some(command);
@@ -67,8 +71,10 @@ impl Switching {
                 }
             }
             Command::OpenTree => {
-                app.sessions = Some(SessionsOverlay::Tree(TreeView::new(switcher.tree())));
+                let tree = TreeView::with_filter(switcher.tree(), switcher.tree_filter());
+                app.sessions = Some(SessionsOverlay::Tree(tree));
             }
+            Command::SaveTreeLabel => save_tree_label(app, switcher.as_ref()),
             Command::SwitchSession(request) => {
                 // One at a time: a second switch would race the first for the session file.
                 if self.busy {
@@ -143,6 +149,24 @@ impl App {
                 self.transcript.push(Entry::Notice(text));
                 Vec::new()
             }
+            // The tree stays open while its label is saved and its rows reloaded.
+            OverlayOutcome::SaveLabel => vec![Command::SaveTreeLabel],
         }
     }
+}
+
+/// Saves the label entered in the open tree and reloads its rows so the label shows (a failure
+/// closes the tree with the error in the conversation).
+fn save_tree_label(app: &mut App, switcher: &dyn SessionSwitcher) {
+    let Some(SessionsOverlay::Tree(tree)) = app.sessions.as_mut() else {
+        return;
+    };
+    if let Some(change) = tree.take_label_change()
+        && let Err(message) = switcher.set_label(&change.entry_id, change.label.as_deref())
+    {
+        app.sessions = None;
+        app.transcript.push(Entry::Error(message));
+        return;
+    }
+    tree.reload(switcher.tree());
 }

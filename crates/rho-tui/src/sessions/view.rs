@@ -10,7 +10,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use super::{SessionRow, SessionsOverlay, TreeView};
+use super::{LabelInput, SessionRow, SessionsOverlay, TreeView};
 use crate::picker::Picker;
 use crate::view::list::{self, dim};
 
@@ -134,31 +134,68 @@ fn tree_lines(tree: &TreeView, width: usize, height: usize) -> Vec<Line<'static>
         }
         return out;
     }
-    let mut out = vec![Line::from(vec![
-        Span::styled("Session Tree", bold()),
-        Span::styled("  ↑/↓ move · Enter select · Esc cancel", dim()),
-    ])];
-    if tree.rows.is_empty() {
-        out.push(Line::from(Span::styled("  No entries yet", dim())));
-        return out;
+    let mut out = vec![
+        Line::from(vec![
+            Span::styled(format!("Session Tree{}", tree.filter().tag()), bold()),
+            Span::styled("  ↑/↓ move · Enter select · Esc cancel", dim()),
+        ]),
+        Line::from(Span::styled(
+            "  Shift+L label · ^D ^T ^U ^L ^A filter · ^O/⇧^O cycle",
+            dim(),
+        )),
+    ];
+    let input = tree.label_input().map(label_lines).unwrap_or_default();
+    if tree.shown_len() == 0 {
+        let empty = if tree.is_empty() {
+            "No entries yet"
+        } else {
+            "No entries found"
+        };
+        out.push(Line::from(Span::styled(format!("  {empty}"), dim())));
     }
-    for i in list::window(
-        tree.selected,
-        tree.rows.len(),
-        height.saturating_sub(out.len()),
-    ) {
-        let entry = &tree.rows[i];
-        let mut text = entry.text.clone();
-        if let Some(label) = &entry.label {
-            text = format!("{text} [{label}]");
-        }
-        let detail = if entry.current { "← active" } else { "" };
-        let text = format!("{}{}", " ".repeat(entry.depth * 2), one_line(&text));
-        let mut line = list::row(i == tree.selected, &text, detail, width);
-        if !entry.on_branch && i != tree.selected {
+    let active = tree.active();
+    let shown: Vec<_> = tree.shown().collect();
+    let rows = height.saturating_sub(out.len() + input.len());
+    for i in list::window(tree.selected(), shown.len(), rows) {
+        let (entry, depth) = shown[i];
+        let text = match &entry.label {
+            Some(label) => format!("[{label}] {}", entry.text),
+            None => entry.text.clone(),
+        };
+        let detail = if active == Some(i) { "← active" } else { "" };
+        let text = format!("{}{}", " ".repeat(depth * 2), one_line(&text));
+        let selected = i == tree.selected();
+        let mut line = list::row(selected, &text, detail, width);
+        if !entry.on_branch && !selected {
             line = line.patch_style(dim());
         }
         out.push(line);
     }
+    out.extend(input);
     out
+}
+
+/// Pi's label input under the tree: the prompt, the text with its cursor, the keys.
+fn label_lines(input: &LabelInput) -> Vec<Line<'static>> {
+    let text = input.text();
+    let (before, after) = text.split_at(input.cursor().min(text.len()));
+    let mut chars = after.chars();
+    let under = chars.next();
+    let rest: String = chars.collect();
+    let cursor = match under {
+        Some(c) => Span::styled(
+            c.to_string(),
+            Style::default().add_modifier(Modifier::REVERSED),
+        ),
+        None => Span::styled("█", dim()),
+    };
+    vec![
+        Line::from(Span::styled("  Label (empty to remove):", dim())),
+        Line::from(vec![
+            Span::raw(format!("  {before}")),
+            cursor,
+            Span::raw(rest),
+        ]),
+        Line::from(Span::styled("  Enter save · Esc cancel", dim())),
+    ]
 }
