@@ -361,6 +361,7 @@ def main():
     md = os.path.splitext(a.out)[0] + ".md"
 
     def save():
+        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
         with open(a.out, "w") as f:
             json.dump(res, f, indent=1)
         with open(md, "w") as f:

@@ -167,9 +167,11 @@ impl App {
                 }
             }
             AgentEvent::AgentEnd { .. } => {
+                // The run's own tools; a `!cmd` of the user's may still be running beside it.
                 for entry in &mut self.transcript {
                     if let Entry::Tool(tool) = entry
                         && tool.status == ToolStatus::Running
+                        && !crate::user_shell::is_user_shell(&tool.id)
                     {
                         tool.status = ToolStatus::Cancelled;
                         tool.elapsed = Some(now.saturating_duration_since(tool.started));

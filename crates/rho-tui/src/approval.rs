@@ -94,7 +94,9 @@ impl ApprovalDialog {
 /// is gone (the screen closed) counts as a denial, never as a hang.
 pub struct TuiApprover {
     requests: mpsc::UnboundedSender<ApprovalRequest>,
-    rules_file: PathBuf,
+    /// The project's rules file as it is when a question is asked (a resumed session of another
+    /// directory has that directory's).
+    rules_file: Box<dyn Fn() -> PathBuf + Send + Sync>,
     next_id: AtomicU64,
     /// Commands answered "always" in this process.
     always: Mutex<HashSet<String>>,
@@ -103,10 +105,17 @@ pub struct TuiApprover {
 impl TuiApprover {
     /// An approver writing "always" rules to `rules_file`, and the receiver the UI reads.
     pub fn new(rules_file: PathBuf) -> (Self, mpsc::UnboundedReceiver<ApprovalRequest>) {
+        Self::following(move || rules_file.clone())
+    }
+
+    /// An approver writing "always" rules to the file `rules_file` names at each question.
+    pub fn following(
+        rules_file: impl Fn() -> PathBuf + Send + Sync + 'static,
+    ) -> (Self, mpsc::UnboundedReceiver<ApprovalRequest>) {
         let (requests, receiver) = mpsc::unbounded_channel();
         let approver = TuiApprover {
             requests,
-            rules_file,
+            rules_file: Box::new(rules_file),
             next_id: AtomicU64::new(1),
             always: Mutex::new(HashSet::new()),
         };
@@ -131,7 +140,7 @@ impl Approver for TuiApprover {
             id: self.next_id.fetch_add(1, Ordering::Relaxed),
             command: command.to_owned(),
             why: why.to_owned(),
-            rules_file: self.rules_file.clone(),
+            rules_file: (self.rules_file)(),
             reply,
         };
         if self.requests.send(request).is_err() {
@@ -145,5 +154,18 @@ impl Approver for TuiApprover {
             }
             Ok(ApprovalChoice::Deny) | Err(_) => false,
         }
+    }
+}
+
+impl crate::app::App {
+    /// Puts a question of the gate's in front of the user. A picker, panel or the session tree
+    /// open at that moment is closed: it would cover the dialog and take the keys meant for it
+    /// while the tool waits.
+    pub fn ask_approval(&mut self, dialog: ApprovalDialog) {
+        self.sessions = None;
+        self.commands.model_picker = None;
+        self.commands.panel = None;
+        self.commands.popup = None;
+        self.approvals.push_back(dialog);
     }
 }

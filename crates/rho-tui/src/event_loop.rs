@@ -169,7 +169,7 @@ async fn drive(
             }
             Some(message) = failed_prompts.recv() => app.prompt_failed(message),
             Some(request) = recv_some(&mut side.approvals) => {
-                app.approvals.push_back(ApprovalDialog::for_request(&request));
+                app.ask_approval(ApprovalDialog::for_request(&request));
                 side.replies.insert(request.id, request.reply);
             }
             Some(done) = side.shell_done.recv() => side.shell_finished(&mut app, done),
@@ -227,6 +227,7 @@ pub(crate) fn execute(
         | Command::OpenForkPicker
         | Command::OpenTree
         | Command::SaveTreeLabel
+        | Command::ChangeSessionFile
         | Command::SwitchSession(_) => {}
         // Handled by the loop with the command host (`slash/host.rs`).
         Command::Slash(_) => {}

@@ -42,6 +42,9 @@ pub enum Command {
     OpenTree,
     /// Save the label entered in the open tree navigator and reload its rows.
     SaveTreeLabel,
+    /// Rename or delete the session file the open `/resume` picker holds a change for, and
+    /// list the sessions anew.
+    ChangeSessionFile,
     /// Replace or re-branch the running session (`/new` is `SwitchSession(SwitchRequest::New)`).
     SwitchSession(crate::sessions::SwitchRequest),
     /// Work of a `/` command for the event loop (`slash/host.rs`).

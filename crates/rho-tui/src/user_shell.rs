@@ -42,6 +42,11 @@ pub const SHELL_BUSY: &str = "A bash command is already running. Press Esc to ca
 /// The id prefix of `!cmd` blocks (never a model's `toolCallId`, which the provider assigns).
 const SHELL_ID_PREFIX: &str = "user-bash-";
 
+/// Whether a tool block is a `!cmd` of the user's rather than a model's call.
+pub fn is_user_shell(id: &str) -> bool {
+    id.starts_with(SHELL_ID_PREFIX)
+}
+
 /// A `!` line parsed: the command and whether it stays out of the context (`!!`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShellLine {
@@ -92,7 +97,7 @@ impl crate::app::App {
     pub fn shell_running(&self) -> bool {
         self.transcript.iter().any(|entry| {
             matches!(entry, Entry::Tool(tool)
-                if tool.id.starts_with(SHELL_ID_PREFIX) && tool.status == ToolStatus::Running)
+                if is_user_shell(&tool.id) && tool.status == ToolStatus::Running)
         })
     }
 

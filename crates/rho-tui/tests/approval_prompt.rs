@@ -56,6 +56,27 @@ fn y_a_and_n_answer_at_once_and_escape_denies() {
 }
 
 #[test]
+fn a_question_arriving_over_the_model_picker_closes_it_and_takes_the_keys() {
+    let mut app = app();
+    app.start_prompt(Instant::now());
+    let model = rho_tui::slash::host::ModelOption {
+        provider: "mock".to_owned(),
+        id: "a".to_owned(),
+        name: "a".to_owned(),
+        reasoning: false,
+        context_window: 1000,
+    };
+    rho_tui::slash::host::open_model_picker(&mut app, vec![model], "");
+    assert!(app.commands.model_picker.is_some());
+    app.ask_approval(dialog());
+    assert!(app.commands.model_picker.is_none() && app.sessions.is_none());
+    assert_eq!(
+        app.on_key(key(KeyCode::Char('y')), Instant::now()),
+        vec![Command::Answer(dialog(), ApprovalChoice::Once)]
+    );
+}
+
+#[test]
 fn arrows_move_the_highlight_and_enter_takes_it() {
     let mut app = asking_app();
     assert_eq!(app.on_key(key(KeyCode::Right), Instant::now()), vec![]);

@@ -118,6 +118,32 @@ fn a_gate_refusal_is_a_refused_tool_carrying_the_reason() {
 }
 
 #[test]
+fn the_end_of_a_run_leaves_a_users_bang_command_running() {
+    let mut app = app();
+    let now = Instant::now();
+    let line = rho_tui::user_shell::ShellLine {
+        command: "sleep 30".to_owned(),
+        exclude_from_context: false,
+    };
+    let shell = app.shell_started(&line, now);
+    app.start_prompt(now);
+    let mut events = vec![tool_start("c", "bash", json!({"command": "ls"}))];
+    events.push(agent(rho_agent::AgentEvent::AgentEnd {
+        messages: Vec::new(),
+    }));
+    apply_all(&mut app, &events, now + Duration::from_secs(1));
+    let status = |id: &str| {
+        app.transcript.iter().find_map(|entry| match entry {
+            Entry::Tool(tool) if tool.id == id => Some(tool.status),
+            _ => None,
+        })
+    };
+    assert_eq!(status("c"), Some(ToolStatus::Cancelled));
+    assert_eq!(status(&shell), Some(ToolStatus::Running));
+    assert!(app.shell_running());
+}
+
+#[test]
 fn an_abort_cancels_running_tools_and_says_aborted() {
     let mut app = app();
     let now = Instant::now();

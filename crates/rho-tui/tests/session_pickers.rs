@@ -28,6 +28,7 @@ fn session(name: &str, first: &str, cwd: &str) -> SessionRow {
         modified: UNIX_EPOCH + Duration::from_secs(1_796_292_000),
         message_count: 3,
         size: 2_048,
+        parent: None,
     }
 }
 

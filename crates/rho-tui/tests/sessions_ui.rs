@@ -8,6 +8,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use ratatui::style::Color;
 use rho_agent::AgentMessage;
 use rho_ai::UserMessage;
 use rho_ai::faux::{faux_message, faux_text};
@@ -56,6 +57,7 @@ fn row(name: &str, first: &str, cwd: &str, minutes: u64, count: usize, size: u64
         modified: at(minutes),
         message_count: count,
         size,
+        parent: None,
     }
 }
 
@@ -130,6 +132,60 @@ fn down_moves_the_highlight_and_escape_closes_without_a_choice() {
     assert_eq!(press(&mut app, KeyCode::Esc), Vec::new());
     assert!(app.sessions.is_none());
     assert_eq!(app.editor.text(), "");
+}
+
+fn ctrl(app: &mut App, c: char) -> Vec<Command> {
+    app.on_key(
+        KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL),
+        Instant::now(),
+    )
+}
+
+#[test]
+fn ctrl_d_asks_to_confirm_the_deletion_in_the_hint_line_and_marks_the_row() {
+    let mut app = with_overlay(SessionsOverlay::Resume(picker()));
+    press(&mut app, KeyCode::Down);
+    assert_eq!(ctrl(&mut app, 'd'), Vec::new());
+    insta::assert_snapshot!(screen(&app));
+    // The row to delete is red, as in Pi; the other one is not.
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    terminal
+        .draw(|frame| view::draw(frame, &app, Instant::now()))
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    assert_eq!(buffer[(2, 6)].symbol(), "E");
+    assert_eq!(buffer[(2, 6)].fg, Color::Red);
+    assert_ne!(buffer[(2, 5)].fg, Color::Red);
+    // Enter asks the binary to delete the file; the picker stays open for the new list.
+    assert_eq!(
+        press(&mut app, KeyCode::Enter),
+        [Command::ChangeSessionFile]
+    );
+    assert!(app.sessions.is_some());
+}
+
+#[test]
+fn ctrl_r_opens_the_rename_input_prefilled_with_the_sessions_name() {
+    let mut app = with_overlay(SessionsOverlay::Resume(picker()));
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Up);
+    ctrl(&mut app, 'r');
+    type_text(&mut app, " & prose");
+    insta::assert_snapshot!(screen(&app));
+    assert_eq!(
+        press(&mut app, KeyCode::Enter),
+        [Command::ChangeSessionFile]
+    );
+}
+
+#[test]
+fn the_header_follows_the_named_filter_the_sort_and_the_path_toggle() {
+    let mut app = with_overlay(SessionsOverlay::Resume(picker()));
+    press(&mut app, KeyCode::Tab);
+    ctrl(&mut app, 'n');
+    ctrl(&mut app, 's');
+    ctrl(&mut app, 'p');
+    insta::assert_snapshot!(screen(&app));
 }
 
 fn fork_picker() -> ForkPicker {

@@ -9,6 +9,7 @@ mod keys;
 mod markdown;
 mod reducer;
 mod render_work;
+mod resume_picker;
 mod session_pickers;
 mod sessions_ui;
 mod slash_commands;

@@ -40,8 +40,17 @@ pub async fn run(mut cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Res
             .chain(prompts.rest)
             .collect()
     };
-    let rules_file = chosen.run_cwd.join(".rho").join("rules.toml");
-    let (approver, approvals) = TuiApprover::new(rules_file);
+    // "Always" rules go to the project of the live session, which a switch may change.
+    let started_in = chosen.run_cwd.clone();
+    let live_cell: Arc<std::sync::OnceLock<LiveHandle>> = Arc::default();
+    let following = live_cell.clone();
+    let (approver, approvals) = TuiApprover::following(move || {
+        let run_cwd = following.get().map_or_else(
+            || started_in.clone(),
+            |live| session_switch::lock(live).run_cwd.clone(),
+        );
+        run_cwd.join(".rho").join("rules.toml")
+    });
     let approver: Arc<dyn rho_host::gate::Approver> = Arc::new(approver);
     let context_hooks: Arc<dyn rho_agent::ContextHooks> = Arc::new(UserBashContext);
     let extras = Extras {
@@ -69,6 +78,7 @@ pub async fn run(mut cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Res
         run_cwd: run_cwd.clone(),
         router,
     }));
+    let _ = live_cell.set(live.clone());
     let switcher = Switcher::new(SwitcherParts {
         cli,
         cwd: cwd.to_path_buf(),

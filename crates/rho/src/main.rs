@@ -16,6 +16,7 @@ mod remember;
 mod rpc;
 mod run;
 mod session_choice;
+mod session_files;
 mod session_switch;
 mod session_tree;
 mod settings_save;

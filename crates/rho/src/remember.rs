@@ -61,6 +61,11 @@ impl Remember {
         self.save(&[(&["compaction", "enabled"], Value::Bool(enabled))])
     }
 
+    /// The theme picked in `/settings` (`dark` or `light`).
+    pub fn theme(&self, theme: &str) -> Result<(), SaveError> {
+        self.save(&[(&["theme"], Value::from(theme))])
+    }
+
     /// Auto-retry switched on or off.
     pub fn auto_retry(&self, enabled: bool) -> Result<(), SaveError> {
         self.save(&[(&["retry", "enabled"], Value::Bool(enabled))])

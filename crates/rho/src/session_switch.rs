@@ -11,8 +11,9 @@ use rho_host::AgentSession;
 use rho_host::persist::Persistence;
 use rho_session::{SessionDir, SessionFile, list_sessions};
 use rho_tui::SessionInfo;
+use rho_tui::sessions::picker::CANNOT_DELETE_CURRENT;
 use rho_tui::sessions::{
-    ForkPoint, SessionRow, SessionSwitcher, SwitchRequest, Switched, TreeFilter, TreeRow,
+    Deleted, ForkPoint, SessionRow, SessionSwitcher, SwitchRequest, Switched, TreeFilter, TreeRow,
 };
 
 use crate::branch_summary::{abandoned_entries, summarize as summarize_branch};
@@ -20,6 +21,7 @@ use crate::cli::Cli;
 use crate::rpc::models::RoutedProvider;
 use crate::run::{self, Built, Extras};
 use crate::session_choice::{SessionTarget, open_existing, opened};
+use crate::session_files::{delete_session_file, rename_session_file};
 use crate::session_tree::{
     dir_of, fork_point, session_row, tree_filter_setting, tree_rows, tree_target,
 };
@@ -135,14 +137,20 @@ impl Switcher {
                     .persistence
                     .as_ref()
                     .and_then(Persistence::path);
-                if live_path
+                // A second lock of the same file would fail: let go of it first, and take it
+                // back if the file cannot be opened.
+                let held = if live_path
                     .as_deref()
                     .is_some_and(|live| same_file(live, path))
                 {
-                    // A second lock of the same file would fail: let go of it first.
-                    release(&mut lock(&self.live));
-                }
-                let opened = open_existing(path, &self.cwd).map_err(|e| format!("{e:#}"))?;
+                    detach(&mut lock(&self.live))
+                } else {
+                    None
+                };
+                let opened = open_existing(path, &self.cwd).map_err(|e| {
+                    reattach(&mut lock(&self.live), held);
+                    format!("{e:#}")
+                })?;
                 Ok((SessionTarget::Open(Box::new(opened)), None))
             }
             SwitchRequest::New => Ok((
@@ -182,17 +190,28 @@ impl Switcher {
         let old = lock(&self.live).session.clone();
         let (target, editor_text) = self.prepare(&request)?;
         old.abort().await;
-        release(&mut lock(&self.live));
+        // The old file is let go of only once the new session stands: a switch that fails
+        // leaves the old session as it was, still recording.
+        let held = detach(&mut lock(&self.live));
         let built = {
             let mut cli = self.cli.lock().unwrap_or_else(PoisonError::into_inner);
             (cli.model, cli.provider) = self.flags.clone();
-            let chosen = run::choose(&mut cli, &target, &self.cwd).map_err(|e| format!("{e:#}"))?;
             let extras = Extras {
                 approver: self.approver.clone(),
                 context_hooks: self.context_hooks.clone(),
             };
-            run::build_with(&cli, chosen, target, extras).map_err(|e| format!("{e:#}"))?
+            run::choose(&mut cli, &target, &self.cwd)
+                .and_then(|chosen| run::build_with(&cli, chosen, target, extras))
+                .map_err(|e| format!("{e:#}"))
         };
+        let built = match built {
+            Ok(built) => built,
+            Err(error) => {
+                reattach(&mut lock(&self.live), held);
+                return Err(error);
+            }
+        };
+        drop(held);
         let info = (self.describe)(&built);
         *self.info.lock().unwrap_or_else(PoisonError::into_inner) = info.clone();
         let messages = built.session.agent().with_state(|s| s.messages.clone());
@@ -269,10 +288,18 @@ impl Switcher {
 
 /// Syncs and lets go of the live session's file; failures are reported on stderr when the
 /// screen is back (they are kept by the writer until then).
-fn release(live: &mut Live) {
-    if let Some(persistence) = live.persistence.take() {
-        let _ = persistence.sync();
-        drop(persistence.detach());
+/// Stops the live session's recording and hands its file back, still locked: dropping it lets
+/// go; [`reattach`] gives it back to the live session.
+fn detach(live: &mut Live) -> Option<SessionFile> {
+    let persistence = live.persistence.take()?;
+    let _ = persistence.sync();
+    persistence.detach()
+}
+
+/// Gives the live session back the file a failed switch took from it.
+fn reattach(live: &mut Live, file: Option<SessionFile>) {
+    if let Some(file) = file {
+        live.persistence = Some(Persistence::attach(&live.session, file));
     }
 }
 
@@ -333,6 +360,35 @@ impl SessionSwitcher for Switcher {
         .unwrap_or_else(|| Err("This session has no file".to_owned()))
     }
 
+    fn current_session(&self) -> Option<PathBuf> {
+        lock(&self.live)
+            .persistence
+            .as_ref()
+            .and_then(Persistence::path)
+    }
+
+    fn delete_session(&self, path: &Path) -> Result<Deleted, String> {
+        if self
+            .current_session()
+            .is_some_and(|live| same_file(&live, path))
+        {
+            return Err(CANNOT_DELETE_CURRENT.to_owned());
+        }
+        delete_session_file(path)
+    }
+
+    fn rename_session(&self, path: &Path, name: &str) -> Result<(), String> {
+        let live = self.current_session();
+        if live.is_some_and(|live| same_file(&live, path)) {
+            // The open file is locked by this process: its own writer appends.
+            return self
+                .live_file(|file| file.append_session_info(name).map(drop))
+                .unwrap_or(Ok(()))
+                .map_err(|e| e.to_string());
+        }
+        rename_session_file(path, name)
+    }
+
     async fn switch(&self, request: SwitchRequest) -> Result<Switched, String> {
         match &request {
             SwitchRequest::Branch {
@@ -348,17 +404,23 @@ impl SessionSwitcher for Switcher {
 }
 
 impl Switcher {
-    /// The status line's facts of the live session, with the thinking level it has now.
+    /// The status line's facts of the live session as they are now: `/model`, Shift+Tab and
+    /// `/settings` may have changed them since it was built.
     fn current_info(&self) -> SessionInfo {
         let mut info = self
             .info
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
-        info.thinking = lock(&self.live)
-            .session
-            .agent()
-            .with_state(|s| s.thinking_level);
+        let live = lock(&self.live);
+        live.session.agent().with_state(|s| {
+            info.provider.clone_from(&s.model.provider);
+            info.model_id.clone_from(&s.model.id);
+            info.reasoning = s.model.reasoning;
+            info.context_window = s.model.context_window;
+            info.thinking = s.thinking_level;
+        });
+        info.auto_compact = live.session.auto_compaction_enabled();
         info
     }
 }

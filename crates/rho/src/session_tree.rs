@@ -67,6 +67,7 @@ pub fn session_row(info: SessionInfo) -> SessionRow {
         cwd: info.cwd,
         modified: info.modified,
         message_count: info.message_count,
+        parent: info.parent_session_path.map(std::path::PathBuf::from),
     }
 }
 

@@ -43,13 +43,9 @@ pub enum SaveError {
     },
 }
 
-/// Sets `key` (a top-level key, or `[outer, inner]` inside a nested object) to `value` in the
-/// settings file at `path`, creating the file (and its directory) when there is none.
-pub fn save_setting(path: &Path, key: &[&str], value: Value) -> Result<(), SaveError> {
-    save_settings(path, &[(key, value)])
-}
-
-/// Sets several keys in one read and one write (a model is its provider and its id).
+/// Sets each key (a top-level key, or `[outer, inner]` inside a nested object) to its value in
+/// the settings file at `path`, in one read and one write (a model is its provider and its
+/// id), creating the file (and its directory) when there is none.
 pub fn save_settings(path: &Path, changes: &[(&[&str], Value)]) -> Result<(), SaveError> {
     let mut settings = read_object(path)?;
     for (key, value) in changes {

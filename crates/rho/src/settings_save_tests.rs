@@ -2,7 +2,15 @@
 
 use serde_json::json;
 
-use super::{SaveError, save_setting};
+use super::{SaveError, save_settings};
+
+fn save_setting(
+    path: &std::path::Path,
+    key: &[&str],
+    value: serde_json::Value,
+) -> Result<(), SaveError> {
+    save_settings(path, &[(key, value)])
+}
 
 fn settings_file(text: Option<&str>) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();

@@ -180,18 +180,12 @@ impl CommandHost for SlashHost {
                     .to_owned(),
             );
         };
-        let (key, value): (&[&str], Value) = match change {
-            SettingChange::ThinkingLevel(level) => (
-                &["defaultThinkingLevel"],
-                Value::from(thinking_name(*level)),
-            ),
-            SettingChange::AutoCompaction(enabled) => {
-                (&["compaction", "enabled"], Value::Bool(*enabled))
-            }
-            SettingChange::Theme(theme) => (&["theme"], Value::from(theme.as_str())),
-        };
-        crate::settings_save::save_setting(&home.join(SETTINGS_FILE), key, value)
-            .map_err(|error| error.to_string())
+        let remember = Remember::in_home(Some(home));
+        match change {
+            SettingChange::AutoCompaction(enabled) => remember.auto_compaction(*enabled),
+            SettingChange::Theme(theme) => remember.theme(theme),
+        }
+        .map_err(|error| error.to_string())
     }
 }
 

@@ -301,3 +301,61 @@ fn the_tree_filters_to_the_user_messages_and_a_label_set_there_is_written_to_the
     tmux.wait_for("the tree closed", |s| !s.contains("Session Tree"));
     quit(&tmux);
 }
+
+#[test]
+fn the_resume_picker_renames_one_earlier_session_and_deletes_the_other() {
+    let mock = Mock::start(vec![answer("noted one"), answer("noted two")]);
+    let dir = project(&mock);
+    let tmux = open_rho(dir.path());
+    exchange(&tmux, "first chat", "noted one");
+    quit(&tmux);
+    start_rho(&tmux, "");
+    tmux.wait_for("the footer", |s| s.contains("ctx ?/"));
+    exchange(&tmux, "second chat", "noted two");
+    quit(&tmux);
+    let files = session_files(dir.path());
+    assert_eq!(files.len(), 2, "{files:?}");
+    let (first, second) = (&files[0], &files[1]);
+
+    start_rho(&tmux, "");
+    tmux.wait_for("the footer", |s| s.contains("ctx ?/"));
+    send(&tmux, "/resume");
+    let picker = tmux.wait_for("the picker", |s| {
+        s.contains("Resume Session (Current Folder)") && s.contains("first chat")
+    });
+    assert!(picker.contains("› second chat"), "{picker}");
+    assert!(picker.contains("ctrl+r rename"), "{picker}");
+
+    // Ctrl+R: the newest session gets a name, written to its file and shown in the list.
+    tmux.keys(&["C-r"]);
+    tmux.wait_for("the rename input", |s| s.contains("Rename Session"));
+    tmux.type_text("Keeper");
+    tmux.keys(&["Enter"]);
+    let renamed = tmux.wait_for("the name in the list", |s| s.contains("› Keeper"));
+    assert!(!renamed.contains("second chat"), "{renamed}");
+    let names: Vec<_> = entries(second)
+        .into_iter()
+        .filter(|e| e["type"] == "session_info")
+        .map(|e| e["name"].clone())
+        .collect();
+    assert_eq!(names, [json!("Keeper")]);
+
+    // Ctrl+D on the other one, confirmed: its file and its row are gone.
+    tmux.keys(&["Down", "C-d"]);
+    tmux.wait_for("the confirmation", |s| {
+        s.contains("Delete session? enter confirm")
+    });
+    assert!(first.exists());
+    tmux.keys(&["Enter"]);
+    let after = tmux.wait_for("the row gone", |s| {
+        // "moved to trash" where a `trash` command is installed, as in Pi.
+        !s.contains("first chat")
+            && (s.contains("Session deleted") || s.contains("Session moved to trash"))
+    });
+    assert!(after.contains("› Keeper"), "{after}");
+    assert!(!first.exists());
+    assert!(second.exists());
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the picker closed", |s| !s.contains("Resume Session"));
+    quit(&tmux);
+}

@@ -275,25 +275,30 @@ impl Keybindings {
         self.keys.iter().map(|(a, keys)| (a, keys.as_slice()))
     }
 
-    /// What `key` means under these bindings.
+    /// What `key` means under these bindings. A key the user gave an action in
+    /// `keybindings.json` wins over another action that has it by default.
     pub fn resolve(&self, key: KeyEvent) -> Resolved {
         let spec = KeySpec::of(&key);
-        for (action, keys) in &self.keys {
-            if !keys.contains(&spec) {
-                continue;
-            }
-            let defaults: Vec<KeySpec> = action
+        let defaults_of = |action: &Action| -> Vec<KeySpec> {
+            action
                 .defaults
                 .iter()
                 .filter_map(|k| KeySpec::parse(k))
-                .collect();
-            if defaults.contains(&spec) {
-                return Resolved::Key(key);
-            }
-            return match defaults.first() {
+                .collect()
+        };
+        let bound = |by_user: bool| {
+            self.keys.iter().find(|(action, keys)| {
+                keys.contains(&spec) && defaults_of(action).contains(&spec) != by_user
+            })
+        };
+        if let Some((action, _)) = bound(true) {
+            return match defaults_of(action).first() {
                 Some(default) => Resolved::Key(default.event()),
                 None => Resolved::Action(action.id),
             };
+        }
+        if bound(false).is_some() {
+            return Resolved::Key(key);
         }
         let taken_away = ACTIONS.iter().any(|a| {
             a.defaults

@@ -85,6 +85,8 @@ pub struct Picker {
     /// Shown instead of rows when nothing matches.
     empty: String,
     layout: DetailLayout,
+    /// Whether matches keep the items' order instead of going best first.
+    keep_order: bool,
 }
 
 impl Picker {
@@ -99,6 +101,7 @@ impl Picker {
             selected: 0,
             empty: "No matches".to_owned(),
             layout: DetailLayout::Column,
+            keep_order: false,
         }
     }
 
@@ -112,6 +115,25 @@ impl Picker {
     pub fn with_layout(mut self, layout: DetailLayout) -> Self {
         self.layout = layout;
         self
+    }
+
+    /// Replaces what is shown when nothing matches (it may depend on filters outside the
+    /// picker, as the session picker's named-only filter).
+    pub fn set_empty_text(&mut self, text: impl Into<String>) {
+        self.empty = text.into();
+    }
+
+    /// Lists the matches in the items' order (`true`, Pi's "recent" session sort) or best first
+    /// (`false`, the default); the best match is highlighted.
+    pub fn set_keep_order(&mut self, keep_order: bool) {
+        self.keep_order = keep_order;
+        self.refilter();
+    }
+
+    /// Highlights the row at `position` among the visible ones (the last if there are fewer),
+    /// so that a list rebuilt under the highlight keeps its place as Pi's session list does.
+    pub fn select_row(&mut self, position: usize) {
+        self.selected = position.min(self.visible.len().saturating_sub(1));
     }
 
     /// What is shown when nothing matches.
@@ -219,6 +241,9 @@ impl Picker {
     fn refilter(&mut self) {
         self.selected = 0;
         self.visible = fuzzy_order(&self.query, self.items.iter().map(PickerItem::haystack));
+        if self.keep_order {
+            self.visible.sort_unstable();
+        }
     }
 }
 

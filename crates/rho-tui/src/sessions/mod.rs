@@ -5,14 +5,17 @@
 
 pub mod fork;
 pub mod picker;
+mod rename;
 pub mod replay;
+pub mod resume_order;
+mod resume_view;
 pub(crate) mod switch;
 pub mod tree;
 pub mod tree_filter;
 mod tree_label;
 pub mod view;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use async_trait::async_trait;
@@ -22,7 +25,9 @@ use rho_host::AgentSession;
 use crate::status::SessionInfo;
 
 pub use fork::ForkPicker;
-pub use picker::SessionPicker;
+pub use picker::{PickerStatus, SessionFileChange, SessionPicker};
+pub use rename::RenameInput;
+pub use resume_order::{NameFilter, SortMode};
 pub use tree::TreeView;
 pub use tree_filter::TreeFilter;
 pub use tree_label::{LabelChange, LabelInput};
@@ -44,6 +49,9 @@ pub struct SessionRow {
     pub message_count: usize,
     /// The file's size in bytes.
     pub size: u64,
+    /// The session it was forked from (the header's `parentSession`), under which the threaded
+    /// sort lists it.
+    pub parent: Option<PathBuf>,
 }
 
 /// A user message `/fork` can start a new session before.
@@ -140,9 +148,39 @@ pub trait SessionSwitcher: Send + Sync {
     /// Sets (`Some`, non-empty) or clears the label of entry `entry_id` by appending a `label`
     /// entry to the session file. `Err` is a message for the user.
     fn set_label(&self, entry_id: &str, label: Option<&str>) -> Result<(), String>;
+    /// The file of the session rho has open, which the `/resume` picker refuses to delete.
+    fn current_session(&self) -> Option<PathBuf> {
+        None
+    }
+    /// Deletes the session file `path` (Pi: to the trash when a `trash` command is there, else
+    /// for good). The open session and a file another rho process has open are refused. `Err`
+    /// is a message for the user.
+    fn delete_session(&self, path: &Path) -> Result<Deleted, String>;
+    /// Names the session in `path` by appending a `session_info` entry to its file (the open
+    /// session's through its own writer). `Err` is a message for the user.
+    fn rename_session(&self, path: &Path, name: &str) -> Result<(), String>;
     /// Replaces (or re-branches) the running session; the old run is aborted first. `Err` is a
     /// message for the user, and the old session stays as it was.
     async fn switch(&self, request: SwitchRequest) -> Result<Switched, String>;
+}
+
+/// Where a deleted session went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Deleted {
+    /// Moved to the trash by the `trash` command.
+    Trashed,
+    /// Removed for good.
+    Removed,
+}
+
+impl Deleted {
+    /// What the picker says about it (Pi's words).
+    pub fn message(self) -> &'static str {
+        match self {
+            Deleted::Trashed => "Session moved to trash",
+            Deleted::Removed => "Session deleted",
+        }
+    }
 }
 
 /// The sessions overlay on screen, which takes every key while open.
@@ -170,6 +208,9 @@ pub enum OverlayOutcome {
     /// Still open; the label it holds ([`TreeView::take_label_change`]) is to be saved and its
     /// rows reloaded.
     SaveLabel,
+    /// Still open; the change the `/resume` picker holds ([`SessionPicker::take_change`]) is to
+    /// be made to a session file and the list reloaded.
+    ChangeSessionFile,
 }
 
 impl SessionsOverlay {

@@ -9,7 +9,8 @@ use crossterm::event::KeyEvent;
 use tokio::sync::mpsc;
 
 use super::{
-    ForkPicker, OverlayOutcome, SessionPicker, SessionSwitcher, SessionsOverlay, Switched, TreeView,
+    ForkPicker, OverlayOutcome, PickerStatus, SessionFileChange, SessionPicker, SessionSwitcher,
+    SessionsOverlay, Switched, TreeView,
 };
 use crate::app::App;
 use crate::keys::Command;
@@ -46,6 +47,7 @@ impl Switching {
                 | Command::OpenForkPicker
                 | Command::OpenTree
                 | Command::SaveTreeLabel
+                | Command::ChangeSessionFile
         );
         if !opening && !matches!(command, Command::SwitchSession(_)) {
             return Some(command);
@@ -56,10 +58,9 @@ impl Switching {
         };
         match command {
             Command::OpenSessionPicker => {
-                app.sessions = Some(SessionsOverlay::Resume(SessionPicker::new(
-                    switcher.list(false),
-                    switcher.list(true),
-                )));
+                let picker = SessionPicker::new(switcher.list(false), switcher.list(true))
+                    .with_current(switcher.current_session());
+                app.sessions = Some(SessionsOverlay::Resume(picker));
             }
             Command::OpenForkPicker => {
                 let points = switcher.fork_points();
@@ -75,6 +76,7 @@ impl Switching {
                 app.sessions = Some(SessionsOverlay::Tree(tree));
             }
             Command::SaveTreeLabel => save_tree_label(app, switcher.as_ref()),
+            Command::ChangeSessionFile => change_session_file(app, switcher.as_ref()),
             Command::SwitchSession(request) => {
                 // One at a time: a second switch would race the first for the session file.
                 if self.busy {
@@ -151,6 +153,8 @@ impl App {
             }
             // The tree stays open while its label is saved and its rows reloaded.
             OverlayOutcome::SaveLabel => vec![Command::SaveTreeLabel],
+            // So does the session picker while a file is renamed or deleted.
+            OverlayOutcome::ChangeSessionFile => vec![Command::ChangeSessionFile],
         }
     }
 }
@@ -169,4 +173,38 @@ fn save_tree_label(app: &mut App, switcher: &dyn SessionSwitcher) {
         return;
     }
     tree.reload(switcher.tree());
+}
+
+/// Renames or deletes the session file the open `/resume` picker asked about, says how it went
+/// in the picker's status line (as Pi does) and lists the sessions anew.
+fn change_session_file(app: &mut App, switcher: &dyn SessionSwitcher) {
+    let Some(SessionsOverlay::Resume(picker)) = app.sessions.as_mut() else {
+        return;
+    };
+    let Some(change) = picker.take_change() else {
+        return;
+    };
+    let status = match change {
+        SessionFileChange::Delete(path) => Some(match switcher.delete_session(&path) {
+            Ok(deleted) => PickerStatus {
+                error: false,
+                text: deleted.message().to_owned(),
+            },
+            Err(message) => PickerStatus {
+                error: true,
+                text: format!("Failed to delete: {message}"),
+            },
+        }),
+        SessionFileChange::Rename { path, name } => switcher
+            .rename_session(&path, &name)
+            .err()
+            .map(|message| PickerStatus {
+                error: true,
+                text: message,
+            }),
+    };
+    picker.reload(switcher.list(false), switcher.list(true));
+    if let Some(status) = status {
+        picker.set_status(status);
+    }
 }

@@ -2,6 +2,7 @@
 //! where there is one, and the rows with the highlighted one marked `›`, scrolled to keep it
 //! visible.
 
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use ratatui::Frame;
@@ -19,18 +20,7 @@ pub fn render(frame: &mut Frame, area: Rect, overlay: &SessionsOverlay) {
     let width = usize::from(area.width);
     let rows = usize::from(area.height.saturating_sub(2));
     let lines = match overlay {
-        SessionsOverlay::Resume(picker) => {
-            let (scope, other) = if picker.all() {
-                ("All", "Current Folder")
-            } else {
-                ("Current Folder", "All")
-            };
-            let header = Line::from(vec![
-                Span::styled(format!("{} ({scope})", picker.picker().title()), bold()),
-                Span::styled(format!("  Tab: {other}"), dim()),
-            ]);
-            picker_lines(header, picker.picker(), width, rows)
-        }
+        SessionsOverlay::Resume(picker) => super::resume_view::lines(picker, width, rows),
         SessionsOverlay::Fork(picker) => {
             let header = Line::from(Span::styled(picker.picker().title().to_owned(), bold()));
             picker_lines(header, picker.picker(), width, rows)
@@ -44,7 +34,7 @@ pub fn render(frame: &mut Frame, area: Rect, overlay: &SessionsOverlay) {
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-fn bold() -> Style {
+pub(super) fn bold() -> Style {
     Style::default().add_modifier(Modifier::BOLD)
 }
 
@@ -67,9 +57,13 @@ pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// `3 msgs · 1.2KB · 2026-12-03 04:40` (and the directory when every directory is listed).
-pub(crate) fn session_details(session: &SessionRow, with_cwd: bool) -> String {
+/// `3 msgs · 1.2KB · 2026-12-03 04:40`, after the directory when every directory is listed and
+/// the file's path (`~` for the home directory, as Pi shortens it) when asked for.
+pub(crate) fn session_details(session: &SessionRow, with_cwd: bool, with_path: bool) -> String {
     let mut parts = Vec::new();
+    if with_path {
+        parts.push(shorten_home(&session.path));
+    }
     if with_cwd {
         parts.push(session.cwd.clone());
     }
@@ -77,6 +71,19 @@ pub(crate) fn session_details(session: &SessionRow, with_cwd: bool) -> String {
     parts.push(format_size(session.size));
     parts.push(format_date(session.modified));
     parts.join(" · ")
+}
+
+/// `path` with the home directory written `~`.
+fn shorten_home(path: &Path) -> String {
+    let shown = path.display().to_string();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    match home
+        .as_deref()
+        .and_then(|home| path.strip_prefix(home).ok())
+    {
+        Some(rest) if !rest.as_os_str().is_empty() => format!("~/{}", rest.display()),
+        _ => shown,
+    }
 }
 
 /// Bytes as Pi writes sizes: `512B`, `1.2KB`, `3.4MB`.

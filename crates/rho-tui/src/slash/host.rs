@@ -53,8 +53,6 @@ pub enum SlashAction {
 /// A setting `/settings` changed, as Pi keeps it in `settings.json`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SettingChange {
-    /// `defaultThinkingLevel`.
-    ThinkingLevel(rho_ai::ThinkingLevel),
     /// `compaction.enabled`.
     AutoCompaction(bool),
     /// `theme` (`dark` or `light`).

@@ -218,13 +218,8 @@ impl App {
         let save = |change| Command::Slash(SlashAction::SaveSetting(change));
         match (name, value) {
             ("", _) => vec![Command::Slash(SlashAction::Settings)],
-            ("thinking", level) => {
-                let mut commands = self.thinking_command(level);
-                if let [Command::SetThinking(level)] = commands.as_slice() {
-                    commands.push(save(SettingChange::ThinkingLevel(*level)));
-                }
-                commands
-            }
+            // As `/thinking`: the host keeps a level that changed (`ThinkingHook`).
+            ("thinking", level) => self.thinking_command(level),
             ("auto-compaction", "on" | "off") => {
                 let enabled = value == "on";
                 vec![
