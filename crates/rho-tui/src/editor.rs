@@ -1,5 +1,7 @@
 //! The prompt editor: multi-line text with a cursor, and the history of sent messages.
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
 /// Multi-line input. The cursor is a byte offset into `text`, always on a char boundary.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Editor {
@@ -286,6 +288,36 @@ impl Editor {
         }
         let c = after.chars().next()?;
         Some(self.cursor + c.len_utf8())
+    }
+}
+
+impl Editor {
+    /// The line-editing keys of a one-line input (the rename and label inputs): characters,
+    /// Backspace/Delete (Ctrl or Alt: a word), arrows, Home/End, Ctrl+A/E/U/K/W. Enter,
+    /// Escape and Ctrl+C are the caller's; other keys do nothing.
+    pub fn line_key(&mut self, key: KeyEvent) {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        match key.code {
+            KeyCode::Char('a') if ctrl => self.home(),
+            KeyCode::Char('e') if ctrl => self.end(),
+            KeyCode::Char('u') if ctrl => self.delete_to_line_start(),
+            KeyCode::Char('k') if ctrl => self.delete_to_line_end(),
+            KeyCode::Char('w') if ctrl => self.delete_word_backward(),
+            KeyCode::Char(_) if ctrl || alt => {}
+            KeyCode::Char(c) => {
+                let mut buffer = [0; 4];
+                self.insert(c.encode_utf8(&mut buffer));
+            }
+            KeyCode::Backspace if ctrl || alt => self.delete_word_backward(),
+            KeyCode::Backspace => self.backspace(),
+            KeyCode::Delete => self.delete(),
+            KeyCode::Left => self.left(),
+            KeyCode::Right => self.right(),
+            KeyCode::Home => self.home(),
+            KeyCode::End => self.end(),
+            _ => {}
+        }
     }
 }
 

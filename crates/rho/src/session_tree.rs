@@ -7,7 +7,6 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use rho_agent::AgentMessage;
-use rho_host::settings::{PROJECT_DIR, SETTINGS_FILE};
 use rho_session::{EntryKind, SessionEntry, SessionFile, SessionInfo};
 use rho_tui::sessions::{SessionRow, TreeEntryKind, TreeFilter, TreeRow};
 
@@ -192,16 +191,7 @@ fn message_text(message: &AgentMessage) -> String {
 /// The filter `/tree` opens with: `treeFilterMode` of the project's settings, else of the
 /// global ones (Pi's key; an unknown value is the default view, as in Pi).
 pub fn tree_filter_setting(home: Option<&Path>, cwd: &Path) -> TreeFilter {
-    let project = cwd.join(PROJECT_DIR).join(SETTINGS_FILE);
-    let global = home.map(|h| h.join(SETTINGS_FILE));
-    [Some(project), global]
-        .into_iter()
-        .flatten()
-        .find_map(|path| {
-            let text = std::fs::read_to_string(path).ok()?;
-            let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-            value.get("treeFilterMode").cloned()
-        })
+    crate::slash_host::ui_setting(home, cwd, "treeFilterMode")
         .and_then(|mode| mode.as_str().and_then(TreeFilter::from_name))
         .unwrap_or_default()
 }

@@ -338,9 +338,14 @@ pub fn ui_setup(cli: &Cli, home: Option<&Path>, cwd: &Path) -> (Commands, Vec<St
     (commands, warnings)
 }
 
-/// `theme` from the project's settings, else the global ones (rho-host's settings do not
-/// carry it: only the interactive mode reads it).
+/// `theme` from the project's settings, else the global ones.
 pub fn theme_setting(home: Option<&Path>, cwd: &Path) -> Option<String> {
+    ui_setting(home, cwd, "theme")?.as_str().map(str::to_owned)
+}
+
+/// A key only the interactive mode reads (rho-host's settings do not carry it): the project's
+/// `.rho/settings.json` first, then the global file; unreadable files count as absent.
+pub fn ui_setting(home: Option<&Path>, cwd: &Path, key: &str) -> Option<Value> {
     let project = cwd.join(PROJECT_DIR).join(SETTINGS_FILE);
     let global = home.map(|h| h.join(SETTINGS_FILE));
     [Some(project), global]
@@ -348,8 +353,8 @@ pub fn theme_setting(home: Option<&Path>, cwd: &Path) -> Option<String> {
         .flatten()
         .find_map(|path| {
             let text = std::fs::read_to_string(path).ok()?;
-            let value: Value = serde_json::from_str(&text).ok()?;
-            value.get("theme")?.as_str().map(str::to_owned)
+            let mut value: Value = serde_json::from_str(&text).ok()?;
+            value.get_mut(key).map(Value::take)
         })
 }
 

@@ -55,35 +55,16 @@ impl RenameInput {
     /// Handles one key: the line-editing keys of the prompt editor, Enter and Escape.
     pub(crate) fn on_key(&mut self, key: KeyEvent) -> RenameKey {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let alt = key.modifiers.contains(KeyModifiers::ALT);
-        let editor = &mut self.editor;
         match key.code {
             KeyCode::Esc => return RenameKey::Cancelled,
             KeyCode::Char('c') if ctrl => return RenameKey::Cancelled,
             KeyCode::Enter => {
-                let name = editor.text().trim();
+                let name = self.editor.text().trim();
                 if !name.is_empty() {
                     return RenameKey::Submitted(name.to_owned());
                 }
             }
-            KeyCode::Char('a') if ctrl => editor.home(),
-            KeyCode::Char('e') if ctrl => editor.end(),
-            KeyCode::Char('u') if ctrl => editor.delete_to_line_start(),
-            KeyCode::Char('k') if ctrl => editor.delete_to_line_end(),
-            KeyCode::Char('w') if ctrl => editor.delete_word_backward(),
-            KeyCode::Char(_) if ctrl || alt => {}
-            KeyCode::Char(c) => {
-                let mut buffer = [0; 4];
-                editor.insert(c.encode_utf8(&mut buffer));
-            }
-            KeyCode::Backspace if ctrl || alt => editor.delete_word_backward(),
-            KeyCode::Backspace => editor.backspace(),
-            KeyCode::Delete => editor.delete(),
-            KeyCode::Left => editor.left(),
-            KeyCode::Right => editor.right(),
-            KeyCode::Home => editor.home(),
-            KeyCode::End => editor.end(),
-            _ => {}
+            _ => self.editor.line_key(key),
         }
         RenameKey::Editing
     }

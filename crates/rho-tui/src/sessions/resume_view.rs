@@ -132,26 +132,10 @@ fn hints(picker: &SessionPicker) -> [Line<'static>; 2] {
 
 /// Pi's "Rename Session" panel: the title, the input with its cursor, the keys.
 fn rename_lines(input: &super::RenameInput) -> Vec<Line<'static>> {
-    let text = input.text();
-    let (before, after) = text.split_at(input.cursor().min(text.len()));
-    let mut chars = after.chars();
-    let under = chars.next();
-    let rest: String = chars.collect();
-    let cursor = match under {
-        Some(c) => Span::styled(
-            c.to_string(),
-            Style::default().add_modifier(ratatui::style::Modifier::REVERSED),
-        ),
-        None => Span::styled("█", dim()),
-    };
     vec![
         Line::from(Span::styled(" Rename Session", bold())),
         Line::default(),
-        Line::from(vec![
-            Span::raw(format!("> {before}")),
-            cursor,
-            Span::raw(rest),
-        ]),
+        super::view::input_line("> ", input.text(), input.cursor()),
         Line::default(),
         Line::from(Span::styled(
             " enter to save · escape/ctrl+c to cancel",

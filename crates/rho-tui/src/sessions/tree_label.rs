@@ -62,36 +62,17 @@ impl LabelInput {
     /// Handles one key: the line-editing keys of the prompt editor, Enter and Escape.
     pub(crate) fn on_key(&mut self, key: KeyEvent) -> LabelKey {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let alt = key.modifiers.contains(KeyModifiers::ALT);
-        let editor = &mut self.editor;
         match key.code {
             KeyCode::Esc => return LabelKey::Cancelled,
             KeyCode::Char('c') if ctrl => return LabelKey::Cancelled,
             KeyCode::Enter => {
-                let label = editor.text().trim();
+                let label = self.editor.text().trim();
                 return LabelKey::Submitted(LabelChange {
                     entry_id: self.entry_id.clone(),
                     label: (!label.is_empty()).then(|| label.to_owned()),
                 });
             }
-            KeyCode::Char('a') if ctrl => editor.home(),
-            KeyCode::Char('e') if ctrl => editor.end(),
-            KeyCode::Char('u') if ctrl => editor.delete_to_line_start(),
-            KeyCode::Char('k') if ctrl => editor.delete_to_line_end(),
-            KeyCode::Char('w') if ctrl => editor.delete_word_backward(),
-            KeyCode::Char(_) if ctrl || alt => {}
-            KeyCode::Char(c) => {
-                let mut buffer = [0; 4];
-                editor.insert(c.encode_utf8(&mut buffer));
-            }
-            KeyCode::Backspace if ctrl || alt => editor.delete_word_backward(),
-            KeyCode::Backspace => editor.backspace(),
-            KeyCode::Delete => editor.delete(),
-            KeyCode::Left => editor.left(),
-            KeyCode::Right => editor.right(),
-            KeyCode::Home => editor.home(),
-            KeyCode::End => editor.end(),
-            _ => {}
+            _ => self.editor.line_key(key),
         }
         LabelKey::Editing
     }

@@ -184,25 +184,28 @@ fn tree_lines(tree: &TreeView, width: usize, height: usize) -> Vec<Line<'static>
 
 /// Pi's label input under the tree: the prompt, the text with its cursor, the keys.
 fn label_lines(input: &LabelInput) -> Vec<Line<'static>> {
-    let text = input.text();
-    let (before, after) = text.split_at(input.cursor().min(text.len()));
+    vec![
+        Line::from(Span::styled("  Label (empty to remove):", dim())),
+        input_line("  ", input.text(), input.cursor()),
+        Line::from(Span::styled("  Enter save · Esc cancel", dim())),
+    ]
+}
+
+/// A one-line input after `prompt`, the character under the cursor reversed (a block after
+/// the end).
+pub(crate) fn input_line(prompt: &str, text: &str, cursor: usize) -> Line<'static> {
+    let (before, after) = text.split_at(cursor.min(text.len()));
     let mut chars = after.chars();
-    let under = chars.next();
-    let rest: String = chars.collect();
-    let cursor = match under {
+    let under = match chars.next() {
         Some(c) => Span::styled(
             c.to_string(),
             Style::default().add_modifier(Modifier::REVERSED),
         ),
         None => Span::styled("█", dim()),
     };
-    vec![
-        Line::from(Span::styled("  Label (empty to remove):", dim())),
-        Line::from(vec![
-            Span::raw(format!("  {before}")),
-            cursor,
-            Span::raw(rest),
-        ]),
-        Line::from(Span::styled("  Enter save · Esc cancel", dim())),
-    ]
+    Line::from(vec![
+        Span::raw(format!("{prompt}{before}")),
+        under,
+        Span::raw(chars.as_str().to_owned()),
+    ])
 }
