@@ -139,7 +139,9 @@ pub async fn run(mut cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Res
         ui,
         warnings,
     };
+    crate::warnings::hold();
     let outcome = rho_tui::run(session, info, initial, hooks).await;
+    crate::warnings::release();
     let persistence = session_switch::lock(&live).persistence.clone();
     // The terminal is back to normal here, so these messages are readable.
     if let Some(persistence) = &persistence {

@@ -23,6 +23,7 @@ mod settings_save;
 mod setup;
 mod slash_host;
 mod verify;
+mod warnings;
 
 use std::process::ExitCode;
 

@@ -36,11 +36,11 @@ pub fn load_registry() -> (ModelRegistry, AuthStore) {
     };
     let (registry, problems) = ModelRegistry::load(&home);
     for problem in problems {
-        eprintln!("Warning: {problem}");
+        crate::warnings::warn(&problem);
     }
     let (auth, problem) = AuthStore::load(&home, env);
     if let Some(problem) = problem {
-        eprintln!("Warning: {problem}");
+        crate::warnings::warn(&problem);
     }
     (registry, auth)
 }
@@ -78,7 +78,7 @@ pub fn choose(
         (provider, Some(pattern)) if !pattern.is_empty() => {
             let resolved = registry.resolve_cli_model(provider, pattern)?;
             if let Some(warning) = resolved.warning {
-                eprintln!("Warning: {warning}");
+                crate::warnings::warn(&warning);
             }
             (resolved.model, resolved.thinking_level)
         }
@@ -92,10 +92,10 @@ pub fn choose(
             // No provider has a key: the installed local model runs offline, and says so.
             Err(error) => match crate::local::installed().filter(|_| cli.api_key.is_none()) {
                 Some(local) => {
-                    eprintln!(
+                    crate::warnings::say(format!(
                         "rho: no provider has an API key; using the offline local model {} (small: expect simple answers). Add a key with `rho auth login` for a capable model.",
                         local.model.id
-                    );
+                    ));
                     return Ok(local);
                 }
                 None => return Err(error),
@@ -162,9 +162,9 @@ fn thinking_level(
     let flag = cli.thinking.as_deref().and_then(|text| {
         let level = parse_thinking_level(text);
         if level.is_none() {
-            eprintln!(
-                "Warning: invalid thinking level \"{text}\" (use off, minimal, low, medium, high or xhigh); ignored"
-            );
+            crate::warnings::warn(format_args!(
+                "invalid thinking level \"{text}\" (use off, minimal, low, medium, high or xhigh); ignored"
+            ));
         }
         level
     });
@@ -188,7 +188,7 @@ fn default_or_scoped(
     if let Some(patterns) = patterns {
         let (scoped, warnings) = resolve_scope(patterns, registry, auth);
         for warning in warnings {
-            eprintln!("Warning: {warning}");
+            crate::warnings::warn(&warning);
         }
         let saved = scoped.iter().find(|scoped| {
             Some(scoped.entry.model.provider.as_str()) == provider

@@ -177,10 +177,10 @@ pub fn choose(cli: &mut Cli, target: &SessionTarget, cwd: &Path) -> anyhow::Resu
             let not_restored = opened.and_then(|o| restore_model(cli, o, &registry, &auth));
             let mut choice = model_choice::choose(cli, &settings, &registry, auth)?;
             if let Some(message) = not_restored {
-                eprintln!(
-                    "Warning: {message}. Using {}/{}",
+                crate::warnings::warn(format_args!(
+                    "{message}. Using {}/{}",
                     choice.model.provider, choice.model.id
-                );
+                ));
             }
             if let (Some(level), Some(entry)) = (
                 session_thinking,

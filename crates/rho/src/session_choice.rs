@@ -179,7 +179,7 @@ fn open_reporting(path: &Path) -> anyhow::Result<SessionFile> {
 /// What an open repaired or skipped, once, on stderr.
 fn report(path: &Path, warnings: &[rho_session::OpenWarning]) {
     for warning in warnings {
-        eprintln!("Warning: {}: {warning}", path.display());
+        crate::warnings::warn(format_args!("{}: {warning}", path.display()));
     }
 }
 

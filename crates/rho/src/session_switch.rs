@@ -228,6 +228,7 @@ impl Switcher {
             SwitchRequest::Branch { .. } => "Navigated to selected point",
         };
         Ok(Switched {
+            warnings: Vec::new(),
             session: Some(built.session),
             info,
             messages,
@@ -277,6 +278,7 @@ impl Switcher {
             moved.unwrap_or_else(|| Err("This session has no file".to_owned()))?;
         rho_host::persist::restore_messages(&session, &context);
         Ok(Switched {
+            warnings: Vec::new(),
             session: None,
             info,
             messages: context.messages,
@@ -390,6 +392,27 @@ impl SessionSwitcher for Switcher {
     }
 
     async fn switch(&self, request: SwitchRequest) -> Result<Switched, String> {
+        // What the layers below warn of while the screen is up is held (`warnings.rs`) and
+        // shown in the conversation.
+        let result = self.switch_inner(request).await;
+        let warnings = crate::warnings::take();
+        match result {
+            Ok(mut switched) => {
+                switched.warnings = warnings;
+                Ok(switched)
+            }
+            Err(error) => Err(warnings
+                .into_iter()
+                .chain(std::iter::once(error))
+                .collect::<Vec<_>>()
+                .join("\n")),
+        }
+    }
+}
+
+impl Switcher {
+    /// Carries out one switch: a branch inside the live file, or a replacing one.
+    async fn switch_inner(&self, request: SwitchRequest) -> Result<Switched, String> {
         match &request {
             SwitchRequest::Branch {
                 entry_id,
@@ -401,9 +424,7 @@ impl SessionSwitcher for Switcher {
             _ => self.replace(request).await,
         }
     }
-}
 
-impl Switcher {
     /// The status line's facts of the live session as they are now: `/model`, Shift+Tab and
     /// `/settings` may have changed them since it was built.
     fn current_info(&self) -> SessionInfo {

@@ -359,3 +359,39 @@ fn the_resume_picker_renames_one_earlier_session_and_deletes_the_other() {
     tmux.wait_for("the picker closed", |s| !s.contains("Resume Session"));
     quit(&tmux);
 }
+
+#[test]
+fn a_warning_while_resuming_is_shown_in_the_conversation_not_over_the_screen() {
+    let mock = Mock::start(vec![answer("noted plum")]);
+    let dir = project(&mock);
+    let tmux = open_rho(dir.path());
+    exchange(&tmux, "remember plum", "noted plum");
+    quit(&tmux);
+    // A crash in the middle of a write: the file ends in half a line.
+    let file = &session_files(dir.path())[0];
+    let mut torn = std::fs::OpenOptions::new().append(true).open(file).unwrap();
+    std::io::Write::write_all(&mut torn, br#"{"type":"message","id":"dead"#).unwrap();
+    drop(torn);
+
+    start_rho(&tmux, "");
+    tmux.wait_for("the footer", |s| s.contains("ctx ?/"));
+    send(&tmux, "/resume");
+    tmux.wait_for("the picker", |s| s.contains("remember plum"));
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("the repair warning", |s| {
+        let flat: String = s.split_whitespace().collect();
+        flat.contains("wascutoffbyaninterruptedwrite")
+    });
+    // In the conversation: after the notice and above the editor's top border (a line written
+    // to the terminal instead lands wherever the cursor is, over the editor).
+    let lines: Vec<&str> = screen.lines().collect();
+    let at = |found: &dyn Fn(&str) -> bool| lines.iter().position(|l| found(l));
+    let resumed = at(&|l| l.starts_with("Resumed session"));
+    let warning = at(&|l| l.starts_with("Warning:"));
+    let border = at(&|l| l.starts_with('─'));
+    assert!(
+        matches!((resumed, warning, border), (Some(r), Some(w), Some(b)) if r < w && w < b),
+        "{screen}"
+    );
+    quit(&tmux);
+}

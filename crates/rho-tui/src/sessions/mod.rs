@@ -130,6 +130,8 @@ pub struct Switched {
     pub editor_text: Option<String>,
     /// A line for the conversation saying what happened.
     pub notice: String,
+    /// Warnings of the switch (a recorded model that is gone, a repaired file), one line each.
+    pub warnings: Vec<String>,
 }
 
 /// The binary's side of switching sessions.

@@ -120,6 +120,9 @@ impl Switching {
                     switched.notice,
                     Instant::now(),
                 );
+                for warning in switched.warnings {
+                    app.transcript.push(Entry::Error(warning));
+                }
                 switched.session
             }
             Err(message) => {
