@@ -48,6 +48,9 @@ pub struct App {
     /// When Escape was last pressed while working (a second within [`DOUBLE_PRESS`] also
     /// clears the queue).
     pub last_escape: Option<Instant>,
+    /// A session switch is running: messages wait in the editor until it is done, so none
+    /// reaches the session being replaced.
+    pub switching: bool,
     /// `!cmd` runs started, for their entries' ids.
     pub shell_runs: u64,
     /// The `/resume`, `/fork` or `/tree` overlay, while open.
@@ -78,6 +81,7 @@ impl App {
             completion: None,
             files: None,
             last_escape: None,
+            switching: false,
             shell_runs: 0,
             sessions: None,
             commands: crate::slash::Commands::default(),

@@ -51,6 +51,9 @@ pub enum Command {
     Slash(crate::slash::SlashAction),
 }
 
+/// Said when a message or a second switch comes while a session switch runs.
+pub const SWITCH_BUSY: &str = "A session switch is still running; wait for it to finish.";
+
 /// Lines one PageUp/PageDown scrolls the conversation.
 const PAGE: usize = 10;
 
@@ -180,6 +183,11 @@ impl App {
         }
         if let Some(commands) = self.slash_submit(&text) {
             return commands;
+        }
+        if self.switching {
+            self.transcript.push(Entry::Notice(SWITCH_BUSY.to_owned()));
+            self.editor.set_text(text);
+            return Vec::new();
         }
         if !self.working {
             self.start_prompt(now);

@@ -37,6 +37,27 @@ fn enter_when_idle_sends_the_prompt_and_starts_working() {
 }
 
 #[test]
+fn while_a_session_switch_runs_a_message_stays_in_the_editor() {
+    let mut app = app();
+    let now = Instant::now();
+    app.switching = true;
+    type_text(&mut app, "hello", now);
+    assert_eq!(app.on_key(key(KeyCode::Enter), now), Vec::new());
+    assert_eq!(app.editor.text(), "hello");
+    assert_eq!(
+        app.transcript.last(),
+        Some(&rho_tui::transcript::Entry::Notice(
+            rho_tui::keys::SWITCH_BUSY.to_owned()
+        ))
+    );
+    app.switching = false;
+    assert_eq!(
+        app.on_key(key(KeyCode::Enter), now),
+        vec![Command::Prompt("hello".to_owned())]
+    );
+}
+
+#[test]
 fn enter_on_a_blank_editor_sends_nothing() {
     let mut app = app();
     type_text(&mut app, "   ", Instant::now());

@@ -2,10 +2,12 @@
 //! [`SessionSwitcher`]'s lists, saving the tree's labels through it, running a switch off the UI
 //! task, and taking its result in.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Instant;
 
 use crossterm::event::KeyEvent;
+use futures_util::FutureExt;
 use tokio::sync::mpsc;
 
 use super::{
@@ -15,6 +17,9 @@ use super::{
 use crate::app::App;
 use crate::keys::Command;
 use crate::transcript::Entry;
+
+/// Said when a switch ended in a panic (a bug): the old session goes on.
+const SWITCH_PANICKED: &str = "The session switch failed unexpectedly; the current session goes on";
 
 /// Said when there is nothing to switch with (no switcher was plugged in).
 const UNAVAILABLE: &str = "Sessions are not available here";
@@ -52,6 +57,13 @@ impl Switching {
         if !opening && !matches!(command, Command::SwitchSession(_)) {
             return Some(command);
         }
+        // One at a time: a second switch would race the first for the session file, and a
+        // picker opened now would list the file being replaced.
+        if self.busy {
+            app.transcript
+                .push(Entry::Notice(crate::keys::SWITCH_BUSY.to_owned()));
+            return None;
+        }
         let Some(switcher) = self.switcher.clone() else {
             app.transcript.push(Entry::Error(UNAVAILABLE.to_owned()));
             return None;
@@ -78,11 +90,8 @@ impl Switching {
             Command::SaveTreeLabel => save_tree_label(app, switcher.as_ref()),
             Command::ChangeSessionFile => change_session_file(app, switcher.as_ref()),
             Command::SwitchSession(request) => {
-                // One at a time: a second switch would race the first for the session file.
-                if self.busy {
-                    return None;
-                }
                 self.busy = true;
+                app.switching = true;
                 if matches!(
                     request,
                     super::SwitchRequest::Branch {
@@ -95,7 +104,12 @@ impl Switching {
                 }
                 let done = self.done_tx.clone();
                 tokio::spawn(async move {
-                    let _ = done.send(switcher.switch(request).await);
+                    // A switch that panics still ends the switch, as a failure.
+                    let switched = AssertUnwindSafe(switcher.switch(request))
+                        .catch_unwind()
+                        .await
+                        .unwrap_or_else(|_| Err(SWITCH_PANICKED.to_owned()));
+                    let _ = done.send(switched);
                 });
             }
             _ => {}
@@ -111,6 +125,7 @@ impl Switching {
         result: Result<Switched, String>,
     ) -> Option<rho_host::AgentSession> {
         self.busy = false;
+        app.switching = false;
         match result {
             Ok(switched) => {
                 app.switch_to(
