@@ -5,9 +5,10 @@ use std::collections::{HashMap, HashSet};
 
 use rho_agent::{AgentMessage, CustomMessage};
 use rho_ai::{AssistantMessage, ContentBlock, Message, StopReason, UserContent, UserMessage};
+use rho_tui::view::summary::thousands;
 use serde_json::Value;
 
-use super::text::{PREVIEW_LINES, escape, group_thousands, output_block, time_element};
+use super::text::{PREVIEW_LINES, escape, output_block, time_element};
 use super::tools::{image, orphan_result, tool_call};
 
 /// The transcript as HTML, in order. Tool results are shown inside the assistant message that
@@ -148,7 +149,7 @@ fn custom_message(custom: &CustomMessage) -> String {
                 .unwrap_or(0);
             format!(
                 "<details class=\"compaction\"><summary>Compacted from {} tokens</summary>{}</details>",
-                group_thousands(tokens),
+                thousands(tokens),
                 text_div(str_field("summary"))
             )
         }

@@ -92,19 +92,6 @@ pub fn format_tokens(count: u64) -> String {
     }
 }
 
-/// An integer with thousands separators (`12,345`), as Pi shows compaction sizes.
-pub fn group_thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
-}
-
 /// A message timestamp (epoch ms) as a `<time>` element in UTC; nothing for a missing (0) or
 /// out-of-range time.
 pub fn time_element(epoch_ms: i64) -> String {

@@ -7,10 +7,12 @@ mod files;
 use std::path::Path;
 
 use rho_agent::AgentMessage;
+use rho_tui::view::summary::thousands;
 use serde_json::{Value, json};
 
 use super::html::{STYLE, render_body};
-use super::text::{format_tokens, group_thousands, strip_ansi};
+
+use super::text::{format_tokens, strip_ansi};
 use super::{ExportHeader, default_output_name, render_html};
 
 /// 2026-01-01T00:00:00Z.
@@ -315,7 +317,7 @@ fn numbers_are_written_as_pis_export_writes_them() {
     );
     let grouped: Vec<String> = [0, 999, 1000, 123_456, 1_234_567]
         .into_iter()
-        .map(group_thousands)
+        .map(thousands)
         .collect();
     assert_eq!(grouped, ["0", "999", "1,000", "123,456", "1,234,567"]);
 }
