@@ -152,7 +152,10 @@ impl CommandHost for SlashHost {
                 "model".to_owned(),
                 format!("{}/{}", model.provider, model.id),
             ),
-            ("thinking".to_owned(), thinking_name(thinking).to_owned()),
+            (
+                "thinking".to_owned(),
+                rho_tui::status::thinking_name(thinking).to_owned(),
+            ),
             (
                 "auto-compaction".to_owned(),
                 if auto { "on" } else { "off" }.to_owned(),
@@ -191,20 +194,6 @@ impl CommandHost for SlashHost {
 
 /// The `/settings` row of the theme setting (as opposed to the theme in effect).
 const THEME_ROW: &str = "theme (setting)";
-
-fn thinking_name(level: rho_ai::ThinkingLevel) -> &'static str {
-    match serde_json::to_value(level) {
-        Ok(Value::String(name)) => match name.as_str() {
-            "minimal" => "minimal",
-            "low" => "low",
-            "medium" => "medium",
-            "high" => "high",
-            "xhigh" => "xhigh",
-            _ => "off",
-        },
-        _ => "off",
-    }
-}
 
 /// `/session`'s rows from the RPC statistics object.
 fn stats_rows(stats: &Value, path: Option<&Path>) -> Vec<(String, String)> {
