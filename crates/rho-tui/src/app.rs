@@ -211,11 +211,7 @@ impl App {
             self.transcript.pop();
         }
         let usage = &assistant.usage;
-        self.status.input += usage.input;
-        self.status.output += usage.output;
-        self.status.cache_read += usage.cache_read;
-        self.status.cache_write += usage.cache_write;
-        self.status.cost += usage.cost.total;
+        self.status.add_usage(usage);
         match assistant.stop_reason {
             StopReason::Error => {
                 let text = assistant

@@ -93,6 +93,15 @@ impl Status {
         }
     }
 
+    /// Counts one assistant message's tokens and cost into the totals.
+    pub fn add_usage(&mut self, usage: &rho_ai::Usage) {
+        self.input += usage.input;
+        self.output += usage.output;
+        self.cache_read += usage.cache_read;
+        self.cache_write += usage.cache_write;
+        self.cost += usage.cost.total;
+    }
+
     /// The share of the context window in use, in percent, when both numbers are known.
     pub fn context_percent(&self) -> Option<f64> {
         let tokens = self.context_tokens?;

@@ -111,12 +111,7 @@ impl App {
         self.status = crate::status::Status::new(info);
         self.status.git_branch = branch;
         for assistant in messages.iter().filter_map(AgentMessage::as_assistant) {
-            let usage = &assistant.usage;
-            self.status.input += usage.input;
-            self.status.output += usage.output;
-            self.status.cache_read += usage.cache_read;
-            self.status.cache_write += usage.cache_write;
-            self.status.cost += usage.cost.total;
+            self.status.add_usage(&assistant.usage);
         }
         self.working = false;
         self.working_since = None;
