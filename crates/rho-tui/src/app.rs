@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use rho_agent::{AgentEvent, AgentMessage};
-use rho_ai::{ContentBlock, StopReason};
+use rho_ai::StopReason;
 use rho_host::compaction::CompactionReason;
 use rho_host::{SessionEvent, SessionNotice};
 use serde_json::Value;
@@ -157,16 +157,12 @@ impl App {
                 ..
             } => {
                 if let Some(tool) = self.tool_mut(tool_call_id) {
-                    tool.status = match (is_error, duration_ms) {
-                        (false, _) => ToolStatus::Done,
-                        (true, Some(_)) => ToolStatus::Failed,
-                        (true, None) => ToolStatus::Refused,
-                    };
+                    tool.status = ToolStatus::ended(*is_error, *duration_ms);
                     tool.elapsed = Some(duration_ms.map_or_else(
                         || now.saturating_duration_since(tool.started),
                         Duration::from_millis,
                     ));
-                    tool.output = blocks_text(&result.content);
+                    tool.output = crate::transcript::blocks_text(&result.content);
                     tool.details = result.details.clone().map(Box::new);
                 }
             }
@@ -289,22 +285,11 @@ impl App {
     }
 
     fn tool_mut(&mut self, id: &str) -> Option<&mut ToolEntry> {
-        self.transcript
-            .iter_mut()
-            .rev()
-            .find_map(|entry| match entry {
-                Entry::Tool(tool) if tool.id == id => Some(tool),
-                _ => None,
-            })
+        crate::transcript::tool_entry_mut(&mut self.transcript, id)
     }
 }
 
 /// The text blocks of a message or result, joined by newlines.
-fn blocks_text(blocks: &[ContentBlock]) -> String {
-    let texts: Vec<&str> = blocks.iter().filter_map(ContentBlock::as_text).collect();
-    texts.join("\n")
-}
-
 /// The text blocks of a `content` array given as JSON (a tool's partial result).
 fn content_text(content: Option<&Value>) -> String {
     let Some(blocks) = content.and_then(Value::as_array) else {

@@ -78,6 +78,35 @@ pub enum ToolStatus {
     Cancelled,
 }
 
+impl ToolStatus {
+    /// How a call ended, from its result: an error with a duration ran and failed; an error
+    /// without one never ran (refused in preflight).
+    pub fn ended(is_error: bool, duration_ms: Option<u64>) -> Self {
+        match (is_error, duration_ms) {
+            (false, _) => ToolStatus::Done,
+            (true, Some(_)) => ToolStatus::Failed,
+            (true, None) => ToolStatus::Refused,
+        }
+    }
+}
+
+/// The newest tool block with `id` among `entries`.
+pub fn tool_entry_mut<'a>(entries: &'a mut [Entry], id: &str) -> Option<&'a mut ToolEntry> {
+    entries.iter_mut().rev().find_map(|entry| match entry {
+        Entry::Tool(tool) if tool.id == id => Some(tool),
+        _ => None,
+    })
+}
+
+/// The text blocks of a message's content, one per line.
+pub fn blocks_text(blocks: &[rho_ai::ContentBlock]) -> String {
+    let texts: Vec<&str> = blocks
+        .iter()
+        .filter_map(rho_ai::ContentBlock::as_text)
+        .collect();
+    texts.join("\n")
+}
+
 /// One tool call as shown.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolEntry {

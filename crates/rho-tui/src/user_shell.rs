@@ -129,15 +129,7 @@ impl crate::app::App {
         result: &Result<ShellOutput, String>,
         now: std::time::Instant,
     ) {
-        let Some(tool) = self
-            .transcript
-            .iter_mut()
-            .rev()
-            .find_map(|entry| match entry {
-                Entry::Tool(tool) if tool.id == id => Some(tool),
-                _ => None,
-            })
-        else {
+        let Some(tool) = crate::transcript::tool_entry_mut(&mut self.transcript, id) else {
             return;
         };
         tool.elapsed = Some(now.saturating_duration_since(tool.started));

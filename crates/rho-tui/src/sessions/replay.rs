@@ -10,7 +10,10 @@ use serde_json::Value;
 
 use crate::app::App;
 use crate::status::SessionInfo;
-use crate::transcript::{AssistantEntry, Entry, SummaryEntry, SummaryKind, ToolEntry, ToolStatus};
+use crate::transcript::{
+    AssistantEntry, Entry, SummaryEntry, SummaryKind, ToolEntry, ToolStatus, blocks_text,
+    tool_entry_mut,
+};
 
 /// The conversation entries for `messages`, oldest first; `now` stands for when the tools ran.
 pub fn transcript_of(messages: &[AgentMessage], now: Instant) -> Vec<Entry> {
@@ -46,26 +49,13 @@ pub fn transcript_of(messages: &[AgentMessage], now: Instant) -> Vec<Entry> {
             if let Some(error) = &assistant.error_message {
                 entries.push(Entry::Error(format!("Error: {error}")));
             }
-        } else if let Some(result) = message.as_tool_result() {
-            let tool = entries.iter_mut().rev().find_map(|entry| match entry {
-                Entry::Tool(tool) if tool.id == result.tool_call_id => Some(tool),
-                _ => None,
-            });
-            if let Some(tool) = tool {
-                tool.status = match (result.is_error, result.duration_ms) {
-                    (false, _) => ToolStatus::Done,
-                    (true, Some(_)) => ToolStatus::Failed,
-                    (true, None) => ToolStatus::Refused,
-                };
-                tool.elapsed = result.duration_ms.map(Duration::from_millis);
-                let texts: Vec<&str> = result
-                    .content
-                    .iter()
-                    .filter_map(ContentBlock::as_text)
-                    .collect();
-                tool.output = texts.join("\n");
-                tool.details = result.details.clone().map(Box::new);
-            }
+        } else if let Some(result) = message.as_tool_result()
+            && let Some(tool) = tool_entry_mut(&mut entries, &result.tool_call_id)
+        {
+            tool.status = ToolStatus::ended(result.is_error, result.duration_ms);
+            tool.elapsed = result.duration_ms.map(Duration::from_millis);
+            tool.output = blocks_text(&result.content);
+            tool.details = result.details.clone().map(Box::new);
         }
     }
     entries
