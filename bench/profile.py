@@ -100,11 +100,10 @@ def main():
         ir = total_ir([exe, "--version"], ws, env, os.path.join(out, "cg.version.profiled"))
         report.append("`%s --version`, total instructions: %s, peak RSS %.1f MiB" % (
             os.path.relpath(exe, ROOT), format(ir, ","), peak_rss_kib([exe, "--version"], ws, env) / 1024))
-        for name in ("rho", "rho-nolocal"):
-            stripped = os.path.join(ROOT, "target", "dist", name)
-            if os.path.exists(stripped):
-                ir = total_ir([stripped, "--version"], ws, env, os.path.join(out, "cg.version"))
-                report.append("`%s --version`, total instructions: %s" % (name, format(ir, ",")))
+        stripped = os.path.join(ROOT, "target", "dist", "rho")
+        if os.path.exists(stripped):
+            ir = total_ir([stripped, "--version"], ws, env, os.path.join(out, "cg.version"))
+            report.append("`rho --version` (dist), total instructions: %s" % format(ir, ","))
     finally:
         mock.stop()
     text = "\n".join(report) + "\n"

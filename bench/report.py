@@ -1,7 +1,7 @@
 """bench/run.py's output: parsing the benches' text summaries, and results.json as Markdown tables."""
 import re
 
-PROGRAMS = [("rho", "rho"), ("rho-nolocal", "rho, no `local`"), ("pi", "Pi 0.73.1"), ("codex", "Codex 0.171")]
+PROGRAMS = [("rho", "rho"), ("pi", "Pi 0.73.1"), ("codex", "Codex 0.171")]
 UNITS = {"ns": 1e-6, "µs": 1e-3, "us": 1e-3, "ms": 1.0, "s": 1000.0}
 
 
@@ -27,7 +27,7 @@ def parse_search_summary(out):
 
 
 def parse_local(out, model):
-    """The lines printed by crates/rho-local/examples/bench.rs."""
+    """The lines printed by crates/rho-llama/examples/bench.rs."""
     res = {"model": model}
     m = re.search(r"load \+ first call: ([0-9.]+) s", out)
     if m:

@@ -23,8 +23,8 @@ floor is the same HTTP requests (captured from one rho run) replayed by one `cur
   6  grep/find over a generated 100,000-file tree next to rg/fd (crates/rho-host/benches/search.rs)
   7  opening a 100,000-entry session (crates/rho-session/benches/open.rs)
   8  100 and 1,000 concurrent runs in one process (crates/rho-host/benches/runs.rs concurrent)
-  9  local model tokens/s (crates/rho-local/examples/bench.rs on the installed SmolLM2 GGUF), interleaved with
-     llama.cpp's own speed (crates/rho-local/llamacpp-bench, built with cmake when cmake is there)
+  9  local model tokens/s (crates/rho-llama/examples/bench.rs on the installed SmolLM2 GGUF), interleaved with
+     llama.cpp's own speed (crates/rho-llama/llamacpp-bench, built with cmake when cmake is there)
 """
 import argparse
 import glob
@@ -70,18 +70,14 @@ def executables(out, target):
 
 
 def build(a):
-    """Builds the rho binary (with and without llama.cpp) and the benches, all with the same profile."""
+    """Builds rho (and its model process rho-llama beside it) and the benches, all with the same profile."""
     p = ["--profile", a.profile]
     mf = ["--message-format=json"]
     bins = {}
-    out = cargo(["build"] + p + ["-p", "rho", "--no-default-features"] + mf, a.lock)
-    nolocal = os.path.join(ROOT, "target", a.profile, "rho-nolocal")
-    shutil.copy2(executables(out, "rho"), nolocal)
-    bins["rho_nolocal"] = nolocal
     bins["rho"] = executables(cargo(["build"] + p + ["-p", "rho"] + mf, a.lock), "rho")
     for pkg, bench in (("rho-host", "runs"), ("rho-host", "parse"), ("rho-host", "search"), ("rho-session", "open")):
         bins[bench] = executables(cargo(["bench", "--no-run"] + p + ["-p", pkg, "--bench", bench] + mf, a.lock), bench)
-    bins["local_bench"] = executables(cargo(["build"] + p + ["-p", "rho-local", "--example", "bench"] + mf, a.lock),
+    bins["local_bench"] = executables(cargo(["build"] + p + ["-p", "rho-llama", "--example", "bench"] + mf, a.lock),
                                       "bench")
     return bins
 
@@ -243,7 +239,7 @@ def vendored_llama_cpp():
 
 
 def build_llamacpp_bench(a):
-    """llama.cpp's own speed on this machine: crates/rho-local/llamacpp-bench built with cmake from the
+    """llama.cpp's own speed on this machine: crates/rho-llama/llamacpp-bench built with cmake from the
     llama.cpp that rho links, with llama-cpp-sys-2's options. Returns (executable, None) or (None, why not)."""
     exe = os.path.join(LLAMACPP_BENCH_DIR, "llamacpp-bench")
     if a.skip_build and os.path.exists(exe):
@@ -252,9 +248,9 @@ def build_llamacpp_bench(a):
         return None, "cmake not found: llama.cpp's reference figures skipped (apt-get install cmake)"
     src = vendored_llama_cpp()
     if not src:
-        return None, "llama-cpp-sys-2's vendored llama.cpp not found in cargo's registry (build rho-local first)"
+        return None, "llama-cpp-sys-2's vendored llama.cpp not found in cargo's registry (build rho-llama first)"
     nice = ["nice", "-n", "10"]
-    for cmd in (["cmake", "-S", os.path.join(ROOT, "crates", "rho-local", "llamacpp-bench"), "-B",
+    for cmd in (["cmake", "-S", os.path.join(ROOT, "crates", "rho-llama", "llamacpp-bench"), "-B",
                  LLAMACPP_BENCH_DIR, "-DLLAMA_SRC=" + src],
                 ["cmake", "--build", LLAMACPP_BENCH_DIR, "--target", "llamacpp-bench", "-j2"]):
         print("+ " + " ".join(cmd), file=sys.stderr, flush=True)

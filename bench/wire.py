@@ -102,7 +102,6 @@ def cases(a, exes, bins, scen_dir, out):
     """Every timed case of scenarios 1-4: {scenario, name, model, cmds: {who: (argv, cwd)}}."""
     empty = tempfile.mkdtemp(prefix="ws-", dir=out)
     everyone = dict(exes)
-    everyone["rho-nolocal"] = [bins["rho_nolocal"]]
     result = []
     # The runner's own floor: spawning and timing a tiny C program that prints its version. The
     # row shows it in rho's column; rho's start-up cost is its `--version` minus this.

@@ -72,6 +72,16 @@ pub enum ModelFileError {
     },
 }
 
+impl ModelFileError {
+    /// The classification a call on such a file ends with: `not_found` when it is missing.
+    pub fn kind(&self) -> rho_ai::ErrorKind {
+        match self {
+            ModelFileError::Missing { .. } => rho_ai::ErrorKind::NotFound,
+            _ => rho_ai::ErrorKind::Provider,
+        }
+    }
+}
+
 /// Why `rho model install` failed.
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {

@@ -1,65 +1,44 @@
-//! The `local` provider: the model layer's [`Provider`] over an in-process GGUF model.
+//! The `local` provider: the model layer's [`Provider`] over the model process `rho-llama`.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rho_ai::{
-    AssistantMessage, AssistantMessageEventStream, Context, Model, ModelCost, Provider,
-    StreamOptions,
+    AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context, ErrorInfo,
+    ErrorKind, Model, Provider, StopReason, StreamOptions, StreamSender,
 };
 
-use crate::emit::Emitter;
-use crate::generate::Job;
-use crate::worker::submit;
+use crate::install::verify_model;
+use crate::model::call_limits;
+use crate::process::ModelProcess;
+use crate::wire::Call;
 
-/// The provider name and api of local models.
-pub const LOCAL_PROVIDER: &str = "local";
-/// The api name local models carry.
-pub const LOCAL_API: &str = "local";
-/// The context window the local provider runs with, in tokens.
-pub const CONTEXT_WINDOW: u32 = 4096;
-/// The default output cap, so a small model's answer cannot loop for the whole window.
-pub const DEFAULT_MAX_TOKENS: u64 = 512;
+/// The model process's executable name, installed beside `rho`.
+pub const RUNNER_NAME: &str = "rho-llama";
+/// The environment variable that names another model process executable.
+pub const RUNNER_ENV: &str = "RHO_LLAMA";
 
-/// The description of the local model in the GGUF file at `path`: provider and api `local`, id
-/// the file stem, the file's path as `base_url` (where [`LocalProvider`] loads it from), a
-/// 4,096-token window, no cost, no reasoning, text only.
-pub fn local_model(path: &Path) -> Model {
-    let id = path.file_stem().map_or_else(
-        || path.display().to_string(),
-        |stem| stem.to_string_lossy().into_owned(),
-    );
-    Model {
-        name: id.clone(),
-        id,
-        api: LOCAL_API.to_owned(),
-        provider: LOCAL_PROVIDER.to_owned(),
-        base_url: path.display().to_string(),
-        reasoning: false,
-        input: vec!["text".to_owned()],
-        cost: ModelCost::default(),
-        context_window: u64::from(CONTEXT_WINDOW),
-        max_tokens: DEFAULT_MAX_TOKENS,
-        headers: None,
-        compat: None,
-    }
-}
+/// The model processes started so far that are still running, one per executable.
+static PROCESSES: Mutex<Vec<Arc<ModelProcess>>> = Mutex::new(Vec::new());
 
-/// Runs GGUF models in process with llama.cpp. Each model file (the model's `base_url`) is
-/// loaded once per process and shared; every call gets its own context of at most
-/// [`CONTEXT_WINDOW`] tokens. Calls run one at a time, in order, on one dedicated thread that
-/// lives as long as the process (llama.cpp's OpenMP threads slow down when several threads
-/// start them). Output is capped at the smaller of
-/// `options.max_tokens` and the model's `max_tokens`; decoding is greedy unless
-/// `options.temperature` is above zero.
-#[derive(Clone, Debug, Default)]
+/// Runs GGUF models in the model process `program` (see the `rho-llama` crate), started on the
+/// first call and kept for the life of rho, so each model file is loaded once. Calls run one
+/// at a time, in the order they were made. Before anything starts, the model file (the model's
+/// `base_url`) is checked: a missing, truncated or non-GGUF file ends the call at once.
+#[derive(Clone, Debug)]
 pub struct LocalProvider {
-    _private: (),
+    program: PathBuf,
 }
 
 impl LocalProvider {
-    /// The provider.
-    pub fn new() -> Self {
-        Self::default()
+    /// The provider running models in `program`.
+    pub fn new(program: PathBuf) -> Self {
+        LocalProvider { program }
+    }
+
+    /// The model process executable this provider starts.
+    pub fn program(&self) -> &Path {
+        &self.program
     }
 }
 
@@ -71,28 +50,67 @@ impl Provider for LocalProvider {
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
         let template = AssistantMessage::empty(&model.api, &model.provider, &model.id);
-        let (sender, stream) = rho_ai::channel(template);
-        let window = u32::try_from(model.context_window)
-            .ok()
-            .filter(|&n| n > 0)
-            .unwrap_or(CONTEXT_WINDOW)
-            .min(CONTEXT_WINDOW);
-        let max_tokens = options
-            .max_tokens
-            .unwrap_or(model.max_tokens)
-            .min(model.max_tokens.max(1));
-        let job = Job {
-            path: PathBuf::from(&model.base_url),
-            context,
-            context_window: window,
+        let (mut sender, stream) = rho_ai::channel(template.clone());
+        if let Err(error) = verify_model(Path::new(&model.base_url)) {
+            fail(&mut sender, &template, error.to_string(), error.kind());
+            return stream;
+        }
+        let process = match process_for(&self.program) {
+            Ok(process) => process,
+            Err(error) => {
+                let kind = match error.kind() {
+                    std::io::ErrorKind::NotFound => ErrorKind::NotFound,
+                    _ => ErrorKind::Provider,
+                };
+                let text = format!(
+                    "cannot start the local model process {}: {error} (it is built and installed beside rho, from the rho package)",
+                    self.program.display()
+                );
+                fail(&mut sender, &template, text, kind);
+                return stream;
+            }
+        };
+        let (context_window, max_tokens) = call_limits(model, &options);
+        let call = Call {
+            id: 0,
+            model: model.clone(),
+            system_prompt: context.system_prompt.as_deref().map(str::to_owned),
+            messages: context.messages.as_ref().clone(),
+            tools: context.tools.to_vec(),
+            context_window,
             max_tokens,
             temperature: options.temperature,
-            cancel: options.cancel,
-            emitter: Emitter::new(sender, model),
         };
-        // Loading and generating block for a long time, and llama.cpp must stay on one thread
-        // (see `worker`): the call goes to that thread's queue.
-        submit(job);
+        process.submit(Box::new(call), sender, template, options.cancel);
         stream
     }
+}
+
+/// The running process for `program`, started if there is none.
+fn process_for(program: &Path) -> std::io::Result<Arc<ModelProcess>> {
+    let mut processes = PROCESSES.lock().unwrap_or_else(PoisonError::into_inner);
+    processes.retain(|process| process.is_running());
+    if let Some(process) = processes.iter().find(|p| p.program() == program) {
+        return Ok(Arc::clone(process));
+    }
+    let process = ModelProcess::spawn(program)?;
+    processes.push(Arc::clone(&process));
+    Ok(process)
+}
+
+/// Ends a call with one `error` event: what it streamed so far (`last`), `text` and `kind`.
+pub(crate) fn fail(
+    sender: &mut StreamSender,
+    last: &AssistantMessage,
+    text: String,
+    kind: ErrorKind,
+) {
+    let mut error = last.clone();
+    error.stop_reason = StopReason::Error;
+    error.error_message = Some(text);
+    error.error_info = Some(ErrorInfo::new(kind));
+    sender.push(AssistantMessageEvent::Error {
+        reason: StopReason::Error,
+        error,
+    });
 }

@@ -174,8 +174,11 @@ async fn a_call_on_a_missing_model_ends_in_one_not_found_error_event() {
         messages: Arc::new(vec![Message::User(Arc::new(UserMessage::text("hi")))]),
         ..Context::default()
     };
-    let stream =
-        LocalProvider::new().stream(&local_model(&path), context, StreamOptions::default());
+    let stream = LocalProvider::new(std::path::PathBuf::from("rho-llama")).stream(
+        &local_model(&path),
+        context,
+        StreamOptions::default(),
+    );
     let message = stream.result().await;
     assert_eq!(message.stop_reason, StopReason::Error);
     assert_eq!(message.error_info.unwrap().kind, ErrorKind::NotFound);

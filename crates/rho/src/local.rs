@@ -61,14 +61,8 @@ pub fn main(mut args: impl Iterator<Item = std::ffi::OsString>) -> u8 {
     }
 }
 
-#[cfg(feature = "local")]
 fn install(home: &Path) -> anyhow::Result<PathBuf> {
     Ok(rho_local::install_model(home)?)
-}
-
-#[cfg(not(feature = "local"))]
-fn install(_home: &Path) -> anyhow::Result<PathBuf> {
-    bail!("this rho was built without the local model (the `local` cargo feature)")
 }
 
 /// The model file `cli` asks for: `--model local/<path>` when that file exists, otherwise the
@@ -91,14 +85,8 @@ fn requested_path(cli: &Cli, home: Option<&Path>) -> anyhow::Result<PathBuf> {
     }
 }
 
-#[cfg(feature = "local")]
 fn installed_path(home: &Path) -> PathBuf {
     rho_local::model_path(home)
-}
-
-#[cfg(not(feature = "local"))]
-fn installed_path(home: &Path) -> PathBuf {
-    home.join("models")
 }
 
 /// The local model `cli` asks for, checked before anything runs.
@@ -114,21 +102,27 @@ pub fn installed() -> Option<ModelChoice> {
     load(&installed_path(&home)).ok()
 }
 
-#[cfg(feature = "local")]
 fn load(path: &Path) -> anyhow::Result<ModelChoice> {
     rho_local::verify_model(path)?;
     Ok(ModelChoice {
-        provider: std::sync::Arc::new(rho_local::LocalProvider::new()),
+        provider: std::sync::Arc::new(rho_local::LocalProvider::new(runner())),
         model: rho_local::local_model(path),
         api_key: None,
         thinking: ThinkingLevel::Off,
     })
 }
 
-#[cfg(not(feature = "local"))]
-fn load(_path: &Path) -> anyhow::Result<ModelChoice> {
-    let _ = ThinkingLevel::Off;
-    bail!("this rho was built without the local model (the `local` cargo feature)")
+/// The model process to run local models in: `RHO_LLAMA` when set, otherwise `rho-llama`
+/// beside this executable (where cargo builds and installs it).
+fn runner() -> PathBuf {
+    if let Some(program) = std::env::var_os(rho_local::RUNNER_ENV).filter(|p| !p.is_empty()) {
+        return PathBuf::from(program);
+    }
+    let name = format!("{}{}", rho_local::RUNNER_NAME, std::env::consts::EXE_SUFFIX);
+    match std::env::current_exe() {
+        Ok(exe) => exe.with_file_name(name),
+        Err(_) => PathBuf::from(name),
+    }
 }
 
 /// The system prompt of a local model: short, because its whole window is 4,096 tokens.

@@ -22,6 +22,7 @@ mod interactive_settings;
 mod interactive_support;
 mod interactive_tmux;
 mod interactive_tmux_mock;
+mod local_process;
 mod rpc_pi_client;
 mod rpc_protocol;
 mod rpc_sessions;

@@ -10,7 +10,8 @@ use rho_ai::{
     AssistantMessage, AssistantMessageEvent as E, Context, ErrorKind, Message, Provider,
     StopReason, StreamOptions, Usage, UserMessage,
 };
-use rho_local::{LocalProvider, local_model};
+use rho_llama::LlamaProvider;
+use rho_local::local_model;
 
 use crate::real_model::{ONE_AT_A_TIME, installed_model};
 
@@ -25,7 +26,7 @@ fn prompt(text: &str) -> Context {
 /// The call's events by kind, and its final message.
 async fn call(text: &str, options: StreamOptions) -> (Vec<&'static str>, AssistantMessage) {
     let mut stream =
-        LocalProvider::new().stream(&local_model(&installed_model()), prompt(text), options);
+        LlamaProvider::new().stream(&local_model(&installed_model()), prompt(text), options);
     let mut kinds = Vec::new();
     while let Some(event) = stream.next().await {
         kinds.push(match event {
@@ -79,10 +80,10 @@ async fn concurrent_calls_all_finish_and_llama_cpp_keeps_one_thread_team() {
     // The dedicated thread and the OpenMP workers it started (which inherit its name): one
     // team of the context's thread count, whatever thread made the calls.
     let team = std::thread::available_parallelism().map_or(2, |n| n.get());
-    assert_eq!(threads_named("rho-local"), team);
+    assert_eq!(threads_named("rho-llama"), team);
     let (kinds, _) = call("Say hi.", options()).await;
     assert_eq!(kinds.last(), Some(&"done"));
-    assert_eq!(threads_named("rho-local"), team);
+    assert_eq!(threads_named("rho-llama"), team);
 }
 
 #[tokio::test]

@@ -22,7 +22,7 @@ use rho_ai::{ErrorInfo, ErrorKind, StopReason};
 use crate::generate::{Job, run};
 
 /// The thread's name, as tools such as `top -H` show it.
-const THREAD_NAME: &str = "rho-local";
+const THREAD_NAME: &str = "rho-llama";
 
 /// Where calls are sent; `None` until the first call starts the thread.
 static QUEUE: Mutex<Option<Sender<Job>>> = Mutex::new(None);

@@ -9,7 +9,7 @@ use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::model::params::LlamaModelParams;
 use rho_ai::ErrorKind;
 
-use crate::install::{ModelFileError, verify_model};
+use rho_local::{ModelFileError, verify_model};
 
 /// Why a local model call failed before or while generating.
 #[derive(Debug, thiserror::Error)]
@@ -47,12 +47,11 @@ impl LocalError {
     /// The classification the error event carries.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            LocalError::ModelFile(ModelFileError::Missing { .. }) => ErrorKind::NotFound,
+            LocalError::ModelFile(error) => error.kind(),
             LocalError::ContextOverflow { .. } => ErrorKind::ContextOverflow,
-            LocalError::ModelFile(_)
-            | LocalError::Backend(_)
-            | LocalError::Load { .. }
-            | LocalError::Inference(_) => ErrorKind::Provider,
+            LocalError::Backend(_) | LocalError::Load { .. } | LocalError::Inference(_) => {
+                ErrorKind::Provider
+            }
         }
     }
 }

@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use rho_local::tool_call::{
+use rho_llama::tool_call::{
     OutputSplitter, Piece, ToolCallParseError, parse_tool_call, split_output,
 };
 use serde_json::json;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rho_ai::faux::{faux_message, faux_tool_call};
 use rho_ai::{ContentBlock, Context, Message, ToolResultMessage, ToolSpec, UserMessage};
-use rho_local::{ToolChoice, tool_choice_for};
+use rho_llama::{ToolChoice, tool_choice_for};
 use serde_json::json;
 
 fn read_tool() -> ToolSpec {

@@ -1,8 +1,8 @@
 //! Measures the local model on this machine through rho's own provider path: load time, prompt
 //! and generation tokens per second, peak RSS.
-//! `cargo run --profile dist -p rho-local --example bench -- <model.gguf> [rounds]`
+//! `cargo run --profile dist -p rho-llama --example bench -- <model.gguf> [rounds]`
 //!
-//! Comparable with llama.cpp's own figures (crates/rho-local/llamacpp-bench, `-p 512 -n 128`):
+//! Comparable with llama.cpp's own figures (crates/rho-llama/llamacpp-bench, `-p 512 -n 128`):
 //! the long prompt is about 512 tokens, generation is capped at 128 tokens, no tools and so no
 //! grammar. Each figure is the median of `rounds` (default 3) calls.
 
@@ -13,7 +13,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rho_ai::{AssistantMessageEvent as E, Context, Message, Provider, StreamOptions, UserMessage};
-use rho_local::{LocalProvider, local_model};
+use rho_llama::LlamaProvider;
+use rho_local::local_model;
 
 /// Generated tokens per generation round, as llama-bench's `-n 128`.
 const GENERATED: u64 = 128;
@@ -26,7 +27,7 @@ async fn main() {
         .next()
         .map_or(3, |r| r.parse().expect("rounds: a number"));
     let model = local_model(&path);
-    let provider = LocalProvider::new();
+    let provider = LlamaProvider::new();
     let context = |text: &str| Context {
         system_prompt: Some("You are a helpful assistant.".into()),
         messages: Arc::new(vec![Message::User(Arc::new(UserMessage::text(text)))]),

@@ -11,7 +11,8 @@ use rho_ai::{
     AssistantMessage, AssistantMessageEvent as E, ContentBlock, Context, ErrorKind, Message,
     Provider, StopReason, StreamOptions, ToolCall, ToolResultMessage, ToolSpec, UserMessage,
 };
-use rho_local::{LocalProvider, install_model, local_model, verify_model_digest};
+use rho_llama::LlamaProvider;
+use rho_local::{install_model, local_model, verify_model_digest};
 use serde_json::json;
 use tokio::sync::Mutex;
 
@@ -73,7 +74,7 @@ fn context(messages: Vec<Message>, tools: Vec<ToolSpec>) -> Context {
 /// The event types in order (deltas folded into one entry per run) and the final message.
 async fn run(context: Context, options: StreamOptions) -> (Vec<&'static str>, AssistantMessage) {
     let mut stream =
-        LocalProvider::new().stream(&local_model(&installed_model()), context, options);
+        LlamaProvider::new().stream(&local_model(&installed_model()), context, options);
     let mut kinds: Vec<&'static str> = Vec::new();
     while let Some(event) = stream.next().await {
         let kind = event_kind(&event);
@@ -239,7 +240,7 @@ async fn cancelling_mid_generation_ends_the_stream_aborted() {
     let _alone = ONE_AT_A_TIME.lock().await;
     let options = StreamOptions::default();
     let cancel = options.cancel.clone();
-    let mut stream = LocalProvider::new().stream(
+    let mut stream = LlamaProvider::new().stream(
         &local_model(&installed_model()),
         context(
             vec![user(
@@ -326,7 +327,7 @@ async fn a_gguf_cut_short_fails_to_load_with_an_error_event() {
     let path = dir.path().join("cut.gguf");
     let bytes = std::fs::read(installed_model()).unwrap();
     std::fs::write(&path, &bytes[..1 << 20]).unwrap();
-    let stream = LocalProvider::new().stream(
+    let stream = LlamaProvider::new().stream(
         &local_model(&path),
         context(vec![user("hi")], vec![]),
         StreamOptions::default(),

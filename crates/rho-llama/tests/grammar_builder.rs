@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rho_ai::ToolSpec;
-use rho_local::grammar::{JSON_RULES, tool_call_grammar};
+use rho_llama::grammar::{JSON_RULES, tool_call_grammar};
 use serde_json::{Value, json};
 
 fn tool(name: &str, parameters: Value) -> ToolSpec {
