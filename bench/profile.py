@@ -6,8 +6,8 @@ usage (from the repository root):  python3 bench/profile.py [--skip-build] [--to
 Builds the benchmarked binary once more with symbols (profile `dist`, `strip = none`, in target/profiling so that
 the stripped target/dist/rho is left alone), runs scenario 3 against the loopback mock under
 `valgrind --tool=callgrind` (instruction counts are stable on a noisy machine, unlike times), and prints the
-top functions by inclusive cost. Also prints the total instructions of `--version` with and without the `local`
-feature (llama.cpp), from the stripped dist binaries that bench/run.py built. Writes bench/profile.txt.
+top functions by inclusive cost. Also prints the total instructions of `--version` of the dist binary that
+bench/run.py built. Writes bench/profile.txt.
 """
 import argparse
 import json

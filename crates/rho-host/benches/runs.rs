@@ -7,6 +7,8 @@
 //! turns; median total and per-turn cost, and the marginal cost of a turn between 100 and 1,000
 //! (flat if a turn's cost does not grow with the transcript).
 //!
+//! `cargo bench -p rho-host --bench runs -- once TURNS` — one run, for a profiler.
+//!
 //! `cargo bench -p rho-host --bench runs -- concurrent N [TURNS]` — scenario 8: N runs of TURNS
 //! turns (default 10) at once on one runtime; turns per second, and memory per run: the peak of
 //! live heap (counted by this binary's allocator) above the idle baseline, next to the size of
@@ -159,6 +161,17 @@ fn turns() {
     );
 }
 
+/// One run of `turns` turns and nothing else, for a profiler (`valgrind --tool=callgrind`): the
+/// difference between two lengths is what the longer transcript costs.
+fn once(turns: usize) {
+    let dir = workspace();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(run(&scripted_session(dir.path(), turns), turns));
+}
+
 /// The process's peak resident set, in KiB (its own figure, from the kernel).
 fn peak_rss_kib() -> i64 {
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
@@ -237,12 +250,13 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("concurrent") => concurrent(number(1, 100), number(2, 10)),
         Some("turns") => turns(),
+        Some("once") => once(number(1, 100)),
         None if benching => turns(),
         None => {
             eprintln!("runs: not run outside `cargo bench` (or name a mode: turns, concurrent)")
         }
         Some(other) => {
-            eprintln!("usage: runs [turns | concurrent N [TURNS]] (got {other:?})");
+            eprintln!("usage: runs [turns | once TURNS | concurrent N [TURNS]] (got {other:?})");
             std::process::exit(2);
         }
     }
