@@ -44,7 +44,7 @@ impl Provider for AnthropicProvider {
         let request = PostRequest {
             url: messages_url(&model.base_url),
             headers: anthropic_headers(model, &context, api_key),
-            body: body.to_string().into_bytes(),
+            body: PostRequest::json_body(&body),
         };
         start_sse_call(
             &self.client,

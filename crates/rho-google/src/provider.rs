@@ -44,7 +44,7 @@ impl Provider for GoogleProvider {
         let request = PostRequest {
             url: stream_url(&model.base_url, &model.id),
             headers: google_headers(model, api_key),
-            body: body.to_string().into_bytes(),
+            body: PostRequest::json_body(&body),
         };
         start_sse_call(
             &self.client,

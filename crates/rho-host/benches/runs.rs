@@ -122,13 +122,17 @@ fn median(samples: &mut [f64]) -> f64 {
     samples[samples.len() / 2]
 }
 
+fn current_thread_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 /// Scenario 4: per-turn cost at 10, 100 and 1,000 turns.
 fn turns() {
     let dir = workspace();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = current_thread_runtime();
     let mut medians = Vec::new();
     for (turns, samples) in [(10usize, 21usize), (100, 11), (1000, 5)] {
         // One warm-up run, not counted.
@@ -165,10 +169,7 @@ fn turns() {
 /// difference between two lengths is what the longer transcript costs.
 fn once(turns: usize) {
     let dir = workspace();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = current_thread_runtime();
     runtime.block_on(run(&scripted_session(dir.path(), turns), turns));
 }
 

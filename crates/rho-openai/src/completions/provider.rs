@@ -68,7 +68,7 @@ impl Provider for CompletionsProvider {
         let request = PostRequest {
             url: completions_url(model),
             headers: request_headers(model, api_key),
-            body: body.to_string().into_bytes(),
+            body: PostRequest::json_body(&body),
         };
         start_sse_call(
             &self.client,

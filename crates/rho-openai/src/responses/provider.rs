@@ -48,7 +48,7 @@ impl Provider for ResponsesProvider {
         let request = PostRequest {
             url: responses_url(model),
             headers: request_headers(model, api_key, &options),
-            body: body.to_string().into_bytes(),
+            body: PostRequest::json_body(&body),
         };
         start_sse_call(
             &self.client,
