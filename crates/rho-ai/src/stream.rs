@@ -4,6 +4,7 @@ use std::sync::{Arc, Weak};
 
 use tokio::sync::mpsc;
 
+use crate::error::{ErrorInfo, ErrorKind};
 use crate::event::AssistantMessageEvent;
 use crate::message::{AssistantMessage, StopReason};
 
@@ -55,6 +56,18 @@ impl StreamSender {
         }
         // A closed receiver means nobody listens any more; there is nothing to report to.
         let _ = self.tx.send(event);
+    }
+
+    /// Ends the stream with one `error` event: `message` (what streamed so far, or the empty
+    /// message) marked failed with `text` and classified as `kind`.
+    pub fn fail(&mut self, mut message: AssistantMessage, kind: ErrorKind, text: String) {
+        message.stop_reason = StopReason::Error;
+        message.error_message = Some(text);
+        message.error_info = Some(ErrorInfo::new(kind));
+        self.push(AssistantMessageEvent::Error {
+            reason: StopReason::Error,
+            error: message,
+        });
     }
 
     /// Whether the consumer dropped the stream (the producer may stop early).

@@ -2,10 +2,7 @@
 
 use std::time::Duration;
 
-use rho_ai::{
-    AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, ErrorInfo, ErrorKind,
-    StopReason, channel,
-};
+use rho_ai::{AssistantMessage, AssistantMessageEventStream, ErrorKind, channel};
 use tokio_util::sync::CancellationToken;
 
 use crate::SseFolder;
@@ -37,17 +34,11 @@ pub fn start_sse_call<F: SseFolder + Sync>(
 /// A stream that ends at once with an error of `kind` and the content of `message` (nothing was
 /// sent: a missing key, say).
 pub fn fail_before_request(
-    mut message: AssistantMessage,
+    message: AssistantMessage,
     kind: ErrorKind,
     text: String,
 ) -> AssistantMessageEventStream {
     let (mut sender, stream) = channel(message.clone());
-    message.stop_reason = StopReason::Error;
-    message.error_message = Some(text);
-    message.error_info = Some(ErrorInfo::new(kind));
-    sender.push(AssistantMessageEvent::Error {
-        reason: StopReason::Error,
-        error: message,
-    });
+    sender.fail(message, kind, text);
     stream
 }

@@ -17,7 +17,6 @@ use std::thread::JoinHandle;
 use rho_ai::{AssistantMessage, ErrorKind, StreamSender};
 use tokio_util::sync::CancellationToken;
 
-use crate::provider::fail;
 use crate::wire::{Call, Reply, Request};
 
 /// How much of the process's stderr is kept for the message when it dies.
@@ -284,7 +283,8 @@ fn keep_tail(mut stderr: impl Read, tail: &Mutex<Vec<u8>>) {
 }
 
 fn fail_pending(pending: &mut Pending, text: String, kind: ErrorKind) {
-    fail(&mut pending.sender, &pending.last, text, kind);
+    let message = AssistantMessage::clone(&pending.last);
+    pending.sender.fail(message, kind, text);
     pending.done.cancel();
 }
 

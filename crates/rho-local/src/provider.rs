@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rho_ai::{
-    AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context, ErrorInfo,
-    ErrorKind, Model, Provider, StopReason, StreamOptions, StreamSender,
+    AssistantMessage, AssistantMessageEventStream, Context, ErrorKind, Model, Provider,
+    StreamOptions,
 };
 
 use crate::install::verify_model;
@@ -52,7 +52,7 @@ impl Provider for LocalProvider {
         let template = AssistantMessage::empty(&model.api, &model.provider, &model.id);
         let (mut sender, stream) = rho_ai::channel(template.clone());
         if let Err(error) = verify_model(Path::new(&model.base_url)) {
-            fail(&mut sender, &template, error.to_string(), error.kind());
+            sender.fail(template, error.kind(), error.to_string());
             return stream;
         }
         let process = match process_for(&self.program) {
@@ -66,7 +66,7 @@ impl Provider for LocalProvider {
                     "cannot start the local model process {}: {error} (it is built and installed beside rho, from the rho package)",
                     self.program.display()
                 );
-                fail(&mut sender, &template, text, kind);
+                sender.fail(template, kind, text);
                 return stream;
             }
         };
@@ -96,21 +96,4 @@ fn process_for(program: &Path) -> std::io::Result<Arc<ModelProcess>> {
     let process = ModelProcess::spawn(program)?;
     processes.push(Arc::clone(&process));
     Ok(process)
-}
-
-/// Ends a call with one `error` event: what it streamed so far (`last`), `text` and `kind`.
-pub(crate) fn fail(
-    sender: &mut StreamSender,
-    last: &AssistantMessage,
-    text: String,
-    kind: ErrorKind,
-) {
-    let mut error = last.clone();
-    error.stop_reason = StopReason::Error;
-    error.error_message = Some(text);
-    error.error_info = Some(ErrorInfo::new(kind));
-    sender.push(AssistantMessageEvent::Error {
-        reason: StopReason::Error,
-        error,
-    });
 }

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use rho_gate::{CommandDecision, CommandRules};
@@ -15,10 +15,7 @@ use rho_tui::rules_file::{RuleWriteError, append_allow_rules};
 use rho_tui::{App, Command, view};
 
 use crate::events::app;
-
-fn key(code: KeyCode) -> KeyEvent {
-    KeyEvent::new(code, KeyModifiers::NONE)
-}
+use crate::keyboard::key;
 
 fn dialog() -> ApprovalDialog {
     ApprovalDialog {

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use rho_tui::completion::{Completion, FileIndex, at_word};
@@ -13,10 +13,7 @@ use rho_tui::user_shell::{ShellLine, ShellOutput, parse_shell_line};
 use rho_tui::{App, Command, view};
 
 use crate::events::app;
-
-fn key(code: KeyCode) -> KeyEvent {
-    KeyEvent::new(code, KeyModifiers::NONE)
-}
+use crate::keyboard::key;
 
 fn type_text(app: &mut App, text: &str) -> Vec<Command> {
     let mut out = Vec::new();

@@ -8,10 +8,7 @@ use rho_host::{SessionEvent, SessionNotice};
 use rho_tui::Command;
 
 use crate::events::app;
-
-fn key(code: KeyCode) -> KeyEvent {
-    KeyEvent::new(code, KeyModifiers::NONE)
-}
+use crate::keyboard::key;
 
 fn with(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
     KeyEvent::new(code, modifiers)

@@ -7,18 +7,11 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
 
+use crate::keyboard::{ctrl, key};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use rho_tui::sessions::{
     NameFilter, OverlayOutcome, SessionFileChange, SessionPicker, SessionRow, SortMode,
 };
-
-fn key(code: KeyCode) -> KeyEvent {
-    KeyEvent::new(code, KeyModifiers::NONE)
-}
-
-fn ctrl(c: char) -> KeyEvent {
-    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
-}
 
 /// Session `id`, `minutes` after a fixed time, forked from `parent`.
 fn session(id: &str, first: &str, minutes: u64, parent: Option<&str>) -> SessionRow {

@@ -6,18 +6,11 @@
 use std::path::PathBuf;
 use std::time::{Duration, UNIX_EPOCH};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crate::keyboard::{ctrl, key};
+use crossterm::event::KeyCode;
 use rho_tui::sessions::{
     ForkPicker, ForkPoint, OverlayOutcome, SessionPicker, SessionRow, SwitchRequest,
 };
-
-fn key(code: KeyCode) -> KeyEvent {
-    KeyEvent::new(code, KeyModifiers::NONE)
-}
-
-fn ctrl(c: char) -> KeyEvent {
-    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
-}
 
 fn session(name: &str, first: &str, cwd: &str) -> SessionRow {
     SessionRow {

@@ -16,14 +16,7 @@ use rho_tui::slash::{ModelOption, SettingChange, SlashAction, SlashRegistry, par
 use rho_tui::transcript::Entry;
 
 use crate::events::app;
-
-fn key(code: KeyCode) -> KeyEvent {
-    KeyEvent::new(code, KeyModifiers::NONE)
-}
-
-fn ctrl(c: char) -> KeyEvent {
-    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
-}
+use crate::keyboard::{ctrl, key};
 
 fn type_text(app: &mut rho_tui::App, text: &str) {
     for c in text.chars() {

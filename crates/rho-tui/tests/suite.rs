@@ -5,6 +5,7 @@ mod at_paths;
 mod commands_render;
 mod editor_input;
 mod events;
+mod keyboard;
 mod keys;
 mod markdown;
 mod reducer;
