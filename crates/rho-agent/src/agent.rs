@@ -1,9 +1,10 @@
 //! The `Agent` handle (pi-reference §4.7): state, queues, subscriptions and the run lifecycle
 //! around the loop. Cheap to clone; clones share one agent.
 
+use rho_stdx::sync::lock;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use rho_ai::{
     AssistantMessage, ContentBlock, Model, Provider, StopReason, ThinkingLevel, UserMessage,
@@ -14,10 +15,10 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{LoopConfig, LoopContext, ToolExecution};
 use crate::event::{AgentEvent, EventSink};
 use crate::hooks::{ContextHooks, MessageSource, ToolHooks, TurnGate};
-use crate::message::AgentMessage;
 use crate::queue::{PendingQueue, QueueMode};
 use crate::run::{LoopError, run_agent_loop, run_agent_loop_continue};
 use crate::tool::AgentTool;
+use rho_ai::AgentMessage;
 
 /// Rejection of `prompt` while a run is active.
 pub const PROMPT_BUSY: &str = "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.";
@@ -122,10 +123,6 @@ struct Inner {
     active: Mutex<Option<CancellationToken>>,
     running: watch::Sender<bool>,
     options: AgentOptions,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The agent: run prompts, queue messages, abort, observe.

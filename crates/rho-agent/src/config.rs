@@ -5,8 +5,8 @@ use std::sync::Arc;
 use rho_ai::{Model, Provider, ThinkingLevel};
 
 use crate::hooks::{ContextHooks, MessageSource, ToolHooks, TurnGate};
-use crate::message::AgentMessage;
 use crate::tool::AgentTool;
+use rho_ai::AgentMessage;
 
 /// Parallel (default) or sequential tool execution for every batch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use rho_ai::{AssistantMessageEvent, ContentBlock, ToolResultMessage, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::message::AgentMessage;
+use rho_ai::AgentMessage;
 
 /// One event of a run. Serializes to Pi's JSON (`{"type":"turn_start"}`, …).
 // Each event is built once and handed to the sink by value; boxing the large streaming variant

@@ -6,8 +6,8 @@ use rho_ai::{AssistantMessage, ContentBlock, Message, ToolCall, ToolResultMessag
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::message::{AgentMessage, default_convert_to_llm};
 use crate::tool::ToolOutput;
+use rho_ai::{AgentMessage, default_convert_to_llm};
 
 /// A hook failure; in tool hooks it becomes an error result, in context hooks it ends the run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

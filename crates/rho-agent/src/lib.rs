@@ -10,7 +10,6 @@ pub mod config;
 pub mod event;
 mod execute;
 pub mod hooks;
-pub mod message;
 pub mod queue;
 pub mod run;
 pub mod tool;
@@ -24,7 +23,7 @@ pub use hooks::{
     AfterToolCall, AfterToolCallOverride, BeforeToolCall, BeforeToolCallDecision, ContextHooks,
     HookError, MessageSource, ToolHooks, TurnGate, TurnSummary,
 };
-pub use message::{AgentMessage, CustomMessage, default_convert_to_llm};
 pub use queue::{PendingQueue, QueueMode};
+pub use rho_ai::{AgentMessage, CustomMessage, default_convert_to_llm};
 pub use run::{LoopError, run_agent_loop, run_agent_loop_continue};
 pub use tool::{AgentTool, ExecutionMode, ToolError, ToolOutput, ToolUpdates};

@@ -10,7 +10,7 @@ use crate::config::{LoopConfig, LoopContext};
 use crate::event::{AgentEvent, EventSink};
 use crate::execute::{ToolTable, execute_tool_calls};
 use crate::hooks::TurnSummary;
-use crate::message::{AgentMessage, default_convert_to_llm};
+use rho_ai::{AgentMessage, default_convert_to_llm};
 
 /// A run that could not proceed normally (pi-reference §3.3 g5 and `agentLoopContinue`'s checks).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -8,7 +8,8 @@ use jsonschema::error::{TypeKind, ValidationError, ValidationErrorKind as K};
 use serde_json::{Map, Value};
 
 mod js;
-use js::{js_number, js_value, number_value, parse_js_number, write_js_json};
+use js::{js_value, parse_js_number, write_js_json};
+use rho_stdx::js::{json_number_text as js_number, number_value};
 
 /// Deepest schema nesting followed while coercing; guards against `$ref` cycles.
 const MAX_COERCION_DEPTH: usize = 64;

@@ -5,6 +5,7 @@
 //! and the scripted [`faux`] provider used by tests and `--faux-script`. This crate knows nothing
 //! of tools, files or terminals.
 
+pub mod agent_message;
 pub mod content;
 pub mod error;
 pub mod event;
@@ -17,6 +18,7 @@ pub mod provider;
 pub mod stream;
 pub mod transform;
 
+pub use agent_message::{AgentMessage, CustomMessage, default_convert_to_llm};
 pub use content::{ContentBlock, ImageContent, TextContent, ThinkingContent, ToolCall};
 pub use error::{ErrorInfo, ErrorKind};
 pub use event::AssistantMessageEvent;

@@ -119,37 +119,24 @@ impl StopReason {
     }
 }
 
-/// Serializes a float as JavaScript prints it: integral values without a fraction (`0`, not `0.0`),
-/// so output matches Pi byte for byte.
-pub fn serialize_js_number<S: serde::Serializer>(
-    value: &f64,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    if value.fract() == 0.0 && value.abs() < 9.0e15 {
-        serializer.serialize_i64(*value as i64)
-    } else {
-        serializer.serialize_f64(*value)
-    }
-}
-
 /// Cost in USD, per token kind.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Cost {
     /// Non-cached input.
-    #[serde(serialize_with = "serialize_js_number")]
+    #[serde(serialize_with = "rho_stdx::js::serialize_number")]
     pub input: f64,
     /// Output.
-    #[serde(serialize_with = "serialize_js_number")]
+    #[serde(serialize_with = "rho_stdx::js::serialize_number")]
     pub output: f64,
     /// Cache reads.
-    #[serde(serialize_with = "serialize_js_number")]
+    #[serde(serialize_with = "rho_stdx::js::serialize_number")]
     pub cache_read: f64,
     /// Cache writes.
-    #[serde(serialize_with = "serialize_js_number")]
+    #[serde(serialize_with = "rho_stdx::js::serialize_number")]
     pub cache_write: f64,
     /// Sum of the four.
-    #[serde(serialize_with = "serialize_js_number")]
+    #[serde(serialize_with = "rho_stdx::js::serialize_number")]
     pub total: f64,
 }
 

@@ -106,3 +106,33 @@ pub enum ThinkingLevel {
     /// Extra high.
     Xhigh,
 }
+
+impl ThinkingLevel {
+    /// Every level, lowest first; clamping walks this order.
+    pub const ALL: [ThinkingLevel; 6] = [
+        ThinkingLevel::Off,
+        ThinkingLevel::Minimal,
+        ThinkingLevel::Low,
+        ThinkingLevel::Medium,
+        ThinkingLevel::High,
+        ThinkingLevel::Xhigh,
+    ];
+
+    /// The level's name as flags, settings, session files and `thinkingLevelMap` spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ThinkingLevel::Off => "off",
+            ThinkingLevel::Minimal => "minimal",
+            ThinkingLevel::Low => "low",
+            ThinkingLevel::Medium => "medium",
+            ThinkingLevel::High => "high",
+            ThinkingLevel::Xhigh => "xhigh",
+        }
+    }
+
+    /// Parses a level name exactly as Pi spells it; anything else, including other
+    /// capitalisations, is `None`.
+    pub fn parse(name: &str) -> Option<ThinkingLevel> {
+        Self::ALL.into_iter().find(|level| level.as_str() == name)
+    }
+}

@@ -2,8 +2,9 @@
 //! one prompt, retries included. They are enforced through the agent's [`TurnGate`], so a run
 //! ends after the current turn's tools, and the session then settles with reason `budget`.
 
+use rho_stdx::sync::lock;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use rho_agent::{TurnGate, TurnSummary};
 use rho_ai::Usage;
@@ -53,10 +54,6 @@ pub(crate) struct Meter {
     tally: Mutex<Tally>,
     /// The budget ended the run (or prevented a retry) during this prompt.
     tripped: AtomicBool,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Meter {

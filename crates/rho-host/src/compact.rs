@@ -1,18 +1,24 @@
 //! Compaction in the session (pi-reference §8.4, §3.2): after a run that overflowed the
 //! context (compact, then continue once) or passed the threshold, before a prompt, and on
-//! request (`compact`). Each one says `compaction_start` and `compaction_end`; the session file
-//! keeps everything and only the agent's messages — the model's view — are compacted.
+//! request (`compact`). Each one says `compaction_start` and `compaction_end`; the session's
+//! record keeps everything and only the agent's messages — the model's view — are compacted.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
+use rho_agent::{Agent, AgentMessage};
+use rho_ai::{AssistantMessage, StopReason};
+use rho_stdx::sync::lock;
 use tokio_util::sync::CancellationToken;
 
+use crate::budget::Meter;
 use crate::compaction::{
     CompactionCheck, CompactionEnd, CompactionError, CompactionPolicy, CompactionReason,
     CompactionResult, CompactionStart, Summarizer, TriggerInput, check_compaction,
     prepare_compaction,
 };
-use crate::session::{AgentSession, SessionNotice, lock};
+use crate::record::SessionRecord;
+use crate::session::events::{Listeners, SessionNotice};
 
 /// What the prompt does after a compaction check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,102 +29,153 @@ pub(crate) enum AfterCompaction {
     Continue,
 }
 
-/// Marks the session as compacting for as long as it lives.
-struct Compacting<'a>(&'a AgentSession);
+/// Which reply a check looks at, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Moment {
+    /// Before a prompt: the session's last reply, aborted ones included.
+    BeforePrompt,
+    /// After a run: the run's own last reply (newer than every compaction, even one recorded in
+    /// the same millisecond).
+    AfterRun,
+}
 
-impl Drop for Compacting<'_> {
+/// The parts of the session a compaction works with.
+pub(crate) struct Parts<'a> {
+    pub(crate) agent: &'a Agent,
+    pub(crate) record: &'a SessionRecord,
+    pub(crate) listeners: &'a Listeners,
+    pub(crate) meter: &'a Meter,
+}
+
+/// The session's compaction state: the policy, the compaction running, and what the next
+/// automatic check looks at.
+pub(crate) struct AutoCompaction {
+    policy: Mutex<CompactionPolicy>,
+    /// Cancels the compaction in progress (`Some` while one runs).
+    running: Mutex<Option<CancellationToken>>,
+    /// The last assistant reply since the last check (Pi's `_lastAssistantMessage`).
+    last_reply: Mutex<Option<Arc<AssistantMessage>>>,
+    /// An overflow was compacted and retried since the last user message or good reply.
+    overflow_recovery_attempted: AtomicBool,
+}
+
+/// Marks a compaction as running for as long as it lives.
+struct Running<'a>(&'a AutoCompaction);
+
+impl Drop for Running<'_> {
     fn drop(&mut self) {
-        self.0.shared.compacting.store(false, Ordering::SeqCst);
-        *lock(&self.0.shared.compaction_cancel) = None;
+        *lock(&self.0.running) = None;
     }
 }
 
-impl AgentSession {
+impl AutoCompaction {
+    pub(crate) fn new(policy: CompactionPolicy) -> Self {
+        AutoCompaction {
+            policy: Mutex::new(policy),
+            running: Mutex::new(None),
+            last_reply: Mutex::new(None),
+            overflow_recovery_attempted: AtomicBool::new(false),
+        }
+    }
+
     /// Turns automatic compaction (threshold and overflow) on or off; `compact` always works.
-    pub fn set_auto_compaction(&self, enabled: bool) {
-        lock(&self.shared.compaction).enabled = enabled;
+    pub(crate) fn set_enabled(&self, enabled: bool) {
+        lock(&self.policy).enabled = enabled;
     }
 
     /// Whether automatic compaction is on.
-    pub fn auto_compaction_enabled(&self) -> bool {
-        lock(&self.shared.compaction).enabled
+    pub(crate) fn enabled(&self) -> bool {
+        lock(&self.policy).enabled
     }
 
     /// Whether a compaction is running.
-    pub fn is_compacting(&self) -> bool {
-        self.shared.compacting.load(Ordering::SeqCst)
+    pub(crate) fn is_running(&self) -> bool {
+        lock(&self.running).is_some()
     }
 
     /// Cancels the compaction in progress, if any (`compaction_end{aborted:true}`).
-    pub fn abort_compaction(&self) {
-        if let Some(cancel) = lock(&self.shared.compaction_cancel).as_ref() {
+    pub(crate) fn abort(&self) {
+        if let Some(cancel) = lock(&self.running).as_ref() {
             cancel.cancel();
         }
     }
 
-    /// Compacts now (RPC `compact`, `/compact [instructions]`): aborts the current run first,
-    /// then summarises the older part of the branch. Errors are Pi's: `Already compacted`,
-    /// `Nothing to compact (session too small)`, `Compaction cancelled`, or the failed call.
-    pub async fn compact(
-        &self,
-        custom_instructions: Option<&str>,
-    ) -> Result<CompactionResult, CompactionError> {
-        self.abort().await;
-        let _slot = self.claim_prompt_slot().await;
-        let cancel = CancellationToken::new();
-        let outcome = self
-            .run_compaction(CompactionReason::Manual, custom_instructions, &cancel)
-            .await;
-        let end = CompactionEnd::finished(CompactionReason::Manual, outcome.as_ref().cloned());
-        self.shared.emit_notice(SessionNotice::CompactionEnd(end));
-        outcome
+    /// A new prompt: the next check starts from scratch.
+    pub(crate) fn reset(&self) {
+        *lock(&self.last_reply) = None;
+    }
+
+    /// A message started: a user message ends any overflow recovery.
+    pub(crate) fn message_started(&self, message: &AgentMessage) {
+        if message.as_user().is_some() {
+            self.overflow_recovery_attempted
+                .store(false, Ordering::SeqCst);
+        }
+    }
+
+    /// A reply ended: it is what the next check looks at; a good one ends overflow recovery.
+    pub(crate) fn reply_ended(&self, reply: &Arc<AssistantMessage>) {
+        *lock(&self.last_reply) = Some(reply.clone());
+        if reply.stop_reason != StopReason::Error {
+            self.overflow_recovery_attempted
+                .store(false, Ordering::SeqCst);
+        }
     }
 
     /// Pi's check before a prompt: the last reply (aborted ones included) may call for a
     /// compaction before the new message is sent. Nothing is retried here: the prompt follows.
-    pub(crate) async fn compact_before_prompt(&self, cancel: &CancellationToken) {
-        let last = self.agent.with_state(|s| {
+    pub(crate) async fn before_prompt(&self, parts: &Parts<'_>, cancel: &CancellationToken) {
+        let last = parts.agent.with_state(|s| {
             s.messages
                 .iter()
                 .rev()
                 .find_map(|m| m.as_assistant().cloned())
         });
         let Some(last) = last else { return };
-        if self.compaction_check(&last, true, false) != CompactionCheck::None {
-            self.auto_compact(CompactionReason::Threshold, cancel).await;
+        if self.check(parts, &last, Moment::BeforePrompt) != CompactionCheck::None {
+            self.automatic(parts, CompactionReason::Threshold, cancel)
+                .await;
         }
     }
 
     /// Pi's `_checkCompaction` after a run (only when no retry is pending): compacts on an
     /// overflow of the current model (then the agent continues once) or past the threshold
     /// (then it continues only to deliver queued messages).
-    pub(crate) async fn compact_after_run(&self, cancel: &CancellationToken) -> AfterCompaction {
-        let Some(last) = lock(&self.shared.last_assistant).take() else {
+    pub(crate) async fn after_run(
+        &self,
+        parts: &Parts<'_>,
+        cancel: &CancellationToken,
+    ) -> AfterCompaction {
+        let Some(last) = lock(&self.last_reply).take() else {
             return AfterCompaction::Stop;
         };
-        match self.compaction_check(&last, false, true) {
+        match self.check(parts, &last, Moment::AfterRun) {
             CompactionCheck::None => AfterCompaction::Stop,
             CompactionCheck::OverflowRecoveryExhausted => {
-                self.shared.emit_notice(SessionNotice::CompactionEnd(
+                parts.listeners.notice(SessionNotice::CompactionEnd(
                     CompactionEnd::overflow_recovery_exhausted(),
                 ));
                 AfterCompaction::Stop
             }
             CompactionCheck::Overflow => {
-                self.shared
-                    .overflow_recovery_attempted
+                self.overflow_recovery_attempted
                     .store(true, Ordering::SeqCst);
-                // The failed reply stays in the file but leaves the model's view.
-                self.drop_trailing_failure();
-                if !self.auto_compact(CompactionReason::Overflow, cancel).await {
+                // The failed reply stays in the record but leaves the model's view.
+                drop_trailing_failure(parts.agent);
+                if !self
+                    .automatic(parts, CompactionReason::Overflow, cancel)
+                    .await
+                {
                     return AfterCompaction::Stop;
                 }
-                self.drop_trailing_failure();
+                drop_trailing_failure(parts.agent);
                 AfterCompaction::Continue
             }
             CompactionCheck::Threshold => {
-                let compacted = self.auto_compact(CompactionReason::Threshold, cancel).await;
-                if compacted && self.agent.has_queued_messages() {
+                let compacted = self
+                    .automatic(parts, CompactionReason::Threshold, cancel)
+                    .await;
+                if compacted && parts.agent.has_queued_messages() {
                     AfterCompaction::Continue
                 } else {
                     AfterCompaction::Stop
@@ -127,31 +184,45 @@ impl AgentSession {
         }
     }
 
-    fn compaction_check(
+    /// A compaction asked for (RPC `compact`, `/compact`), with its events; the caller holds
+    /// the session.
+    pub(crate) async fn manual(
         &self,
-        last: &std::sync::Arc<rho_ai::AssistantMessage>,
-        include_aborted: bool,
-        fresh: bool,
-    ) -> CompactionCheck {
-        let policy = *lock(&self.shared.compaction);
-        let mut latest_compaction_ms = self.compaction_branch().latest_compaction_ms;
-        // A reply of this run came after every compaction, even one recorded in the same
-        // millisecond; timestamps alone would call it stale.
-        if fresh {
+        parts: &Parts<'_>,
+        custom_instructions: Option<&str>,
+    ) -> Result<CompactionResult, CompactionError> {
+        let cancel = CancellationToken::new();
+        let outcome = self
+            .run(
+                parts,
+                CompactionReason::Manual,
+                custom_instructions,
+                &cancel,
+            )
+            .await;
+        let end = CompactionEnd::finished(CompactionReason::Manual, outcome.as_ref().cloned());
+        parts.listeners.notice(SessionNotice::CompactionEnd(end));
+        outcome
+    }
+
+    fn check(&self, parts: &Parts<'_>, last: &AssistantMessage, moment: Moment) -> CompactionCheck {
+        let policy = *lock(&self.policy);
+        if !policy.enabled {
+            return CompactionCheck::None;
+        }
+        let mut latest_compaction_ms = parts.record.latest_compaction_ms();
+        if moment == Moment::AfterRun {
             latest_compaction_ms = latest_compaction_ms.map(|at| at.min(last.timestamp - 1));
         }
-        let attempted = self
-            .shared
-            .overflow_recovery_attempted
-            .load(Ordering::SeqCst);
-        self.agent.with_state(|s| {
+        let attempted = self.overflow_recovery_attempted.load(Ordering::SeqCst);
+        parts.agent.with_state(|s| {
             check_compaction(
                 &TriggerInput {
                     assistant: last,
                     model: &s.model,
                     messages: &s.messages,
                     latest_compaction_ms,
-                    include_aborted,
+                    include_aborted: moment == Moment::BeforePrompt,
                     overflow_recovery_attempted: attempted,
                 },
                 &policy,
@@ -159,69 +230,78 @@ impl AgentSession {
         })
     }
 
-    /// Removes a trailing failed reply from the agent's messages.
-    fn drop_trailing_failure(&self) {
-        self.agent.update_state(|s| {
-            let failed = s
-                .messages
-                .last()
-                .and_then(|m| m.as_assistant())
-                .is_some_and(|a| a.stop_reason == rho_ai::StopReason::Error);
-            if failed {
-                s.messages.pop();
-            }
-        });
-    }
-
     /// An automatic compaction with its events; `true` when the view was compacted. A spent
     /// budget forbids the summarisation call.
-    async fn auto_compact(&self, reason: CompactionReason, cancel: &CancellationToken) -> bool {
-        if self.shared.meter.trip_if_exhausted() {
+    async fn automatic(
+        &self,
+        parts: &Parts<'_>,
+        reason: CompactionReason,
+        cancel: &CancellationToken,
+    ) -> bool {
+        if parts.meter.trip_if_exhausted() {
             return false;
         }
         let cancel = cancel.child_token();
-        let outcome = self.run_compaction(reason, None, &cancel).await;
+        let outcome = self.run(parts, reason, None, &cancel).await;
         let end = CompactionEnd::finished(reason, outcome.as_ref().cloned());
-        self.shared.emit_notice(SessionNotice::CompactionEnd(end));
+        parts.listeners.notice(SessionNotice::CompactionEnd(end));
         outcome.is_ok()
     }
 
     /// Says `compaction_start`, prepares, summarises and records; the caller says the end.
-    async fn run_compaction(
+    async fn run(
         &self,
+        parts: &Parts<'_>,
         reason: CompactionReason,
         custom_instructions: Option<&str>,
         cancel: &CancellationToken,
     ) -> Result<CompactionResult, CompactionError> {
-        self.shared.compacting.store(true, Ordering::SeqCst);
-        *lock(&self.shared.compaction_cancel) = Some(cancel.clone());
-        let _compacting = Compacting(self);
-        self.shared
-            .emit_notice(SessionNotice::CompactionStart(CompactionStart { reason }));
-        let policy: CompactionPolicy = *lock(&self.shared.compaction);
-        let branch = self.compaction_branch();
-        let preparation = prepare_compaction(&branch.path, &policy)?;
-        let (model, thinking_level) = self
+        *lock(&self.running) = Some(cancel.clone());
+        let _running = Running(self);
+        parts
+            .listeners
+            .notice(SessionNotice::CompactionStart(CompactionStart { reason }));
+        let policy = *lock(&self.policy);
+        let branch = parts.record.compaction_branch();
+        let preparation = prepare_compaction(&branch, &policy)?;
+        let (model, thinking_level) = parts
             .agent
             .with_state(|s| (s.model.clone(), s.thinking_level));
-        let provider = self.agent.provider();
+        let provider = parts.agent.provider();
         let summarizer = Summarizer {
             provider: provider.as_ref(),
             model: &model,
-            api_key: self.agent.api_key(),
+            api_key: parts.agent.api_key(),
             thinking_level,
         };
         let result = summarizer
             .compact(&preparation, custom_instructions, cancel)
             .await?;
         // Summaries cost tokens: they count toward the prompt's budget and its settled usage.
-        self.shared.meter.add_usage(&result.usage);
+        parts.meter.add_usage(&result.usage);
         if cancel.is_cancelled() {
             return Err(CompactionError::Aborted);
         }
-        self.record_compaction(&result)
-            .map_err(CompactionError::Record)?;
-        *lock(&self.shared.last_assistant) = None;
+        let messages = parts
+            .record
+            .record_compaction(&result)
+            .map_err(|error| CompactionError::Record(error.to_string()))?;
+        parts.agent.update_state(|s| s.messages = messages);
+        *lock(&self.last_reply) = None;
         Ok(result)
     }
+}
+
+/// Removes a trailing failed reply from the agent's messages.
+fn drop_trailing_failure(agent: &Agent) {
+    agent.update_state(|s| {
+        let failed = s
+            .messages
+            .last()
+            .and_then(|m| m.as_assistant())
+            .is_some_and(|a| a.stop_reason == StopReason::Error);
+        if failed {
+            s.messages.pop();
+        }
+    });
 }

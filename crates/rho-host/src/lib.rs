@@ -5,17 +5,17 @@ pub mod budget;
 mod compact;
 pub mod compaction;
 pub mod gate;
-pub mod persist;
 pub mod prompt;
 pub mod providers;
+pub mod record;
 pub mod retry;
 pub mod session;
 pub mod settings;
 pub mod tools;
 pub mod toolset;
-mod transcript;
 
 pub use budget::{Budget, Tally};
+pub use record::SessionRecord;
 pub use retry::{RETRY_CANCELLED, RetryPolicy};
 pub use session::{
     AgentSession, SessionBuilder, SessionError, SessionEvent, SessionNotice, Settled, SettledReason,

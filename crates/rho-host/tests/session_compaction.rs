@@ -12,7 +12,6 @@ use rho_ai::{AssistantMessage, ContentBlock, Context, ErrorInfo, ErrorKind, Mess
 use rho_host::compaction::{
     CompactionError, CompactionPolicy, OVERFLOW_RECOVERY_EXHAUSTED, PrepareError,
 };
-use rho_host::persist::Persistence;
 use rho_host::{AgentSession, SessionEvent, SessionNotice, SettledReason};
 use rho_session::SessionFile;
 use serde_json::{Value, json};
@@ -34,8 +33,21 @@ fn session_with(
     model: Model,
     policy: CompactionPolicy,
 ) -> (AgentSession, Events) {
+    session_in(provider, model, policy, None)
+}
+
+fn session_in(
+    provider: &FauxProvider,
+    model: Model,
+    policy: CompactionPolicy,
+    file: Option<SessionFile>,
+) -> (AgentSession, Events) {
     let options = AgentOptions::new(Arc::new(provider.clone()), model);
-    let session = AgentSession::builder(options).compaction(policy).build();
+    let mut builder = AgentSession::builder(options).compaction(policy);
+    if let Some(file) = file {
+        builder = builder.file(file);
+    }
+    let session = builder.build();
     let events = Arc::new(Mutex::new(Vec::new()));
     let sink = events.clone();
     session.subscribe(move |event| sink.lock().unwrap().push(event.clone()));
@@ -341,18 +353,17 @@ async fn a_failed_summary_leaves_the_context_as_it_was() {
 async fn the_session_file_keeps_everything_and_reopens_compacted() {
     let dir = tempfile::tempdir().unwrap();
     let file = SessionFile::create(dir.path(), "/work", None).unwrap();
-    let path = file.path().to_path_buf();
+    let path = file.path().unwrap().to_path_buf();
     let provider = FauxProvider::new().with_usage(false);
     provider.push(said("one"));
     provider.push(said("two"));
     provider.push(said(SUMMARY_TEXT));
-    let (session, _events) = session_with(&provider, provider.model(), keep_little());
-    let persistence = Persistence::attach(&session, file);
+    let (session, _events) = session_in(&provider, provider.model(), keep_little(), Some(file));
     session.prompt("first").await.unwrap();
     session.prompt("second").await.unwrap();
 
     let result = session.compact(None).await.unwrap();
-    drop(persistence.detach());
+    drop(session.record().detach());
 
     let (reopened, warnings) = SessionFile::open(&path).unwrap();
     assert!(warnings.is_empty());

@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use rho_agent::{Agent, AgentEvent, AgentOptions, AgentTool, ToolError, ToolOutput, ToolUpdates};
+use rho_agent::{AgentEvent, AgentOptions, AgentTool, ToolError, ToolOutput, ToolUpdates};
 use rho_ai::faux::{FauxProvider, faux_message, faux_text, faux_tool_call};
 use rho_host::{AgentSession, SessionError, SessionEvent, SessionNotice, SettledReason};
 use serde_json::{Value, json};
@@ -48,7 +48,7 @@ fn session(
 ) -> (AgentSession, Arc<Mutex<Vec<SessionEvent>>>) {
     let mut options = AgentOptions::new(Arc::new(provider.clone()), provider.model());
     options.tools = tools;
-    let session = AgentSession::new(Agent::new(options));
+    let session = AgentSession::new(options);
     let events = Arc::new(Mutex::new(Vec::new()));
     let sink = events.clone();
     session.subscribe(move |event| sink.lock().unwrap().push(event.clone()));

@@ -27,6 +27,7 @@ fn session(provider: &FauxProvider) -> (AgentSession, Arc<Mutex<Vec<SessionEvent
             enabled: true,
             max_retries: 3,
             base_delay_ms: 1,
+            ..RetryPolicy::default()
         })
         .build();
     let events = Arc::new(Mutex::new(Vec::new()));

@@ -212,12 +212,7 @@ fn stream_cut_message(error: reqwest::Error) -> String {
 
 /// Seconds as JavaScript prints them: `120`, `0.3`.
 fn format_seconds(duration: Duration) -> String {
-    let seconds = duration.as_secs_f64();
-    if seconds.fract() == 0.0 {
-        format!("{}", duration.as_secs())
-    } else {
-        format!("{seconds}")
-    }
+    rho_stdx::js::number_text(duration.as_secs_f64())
 }
 
 /// The terminal event for a message the folder finished: `done`, unless the caller cancelled

@@ -1,10 +1,11 @@
 //! The model process's loop: calls read from its input, their events written to its output, in
 //! the line protocol of `rho_local::wire`.
 
+use rho_stdx::sync::lock;
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
 use std::sync::mpsc::{Receiver, channel};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use rho_ai::{AssistantMessageEventStream, Context};
 use rho_local::wire::{Call, Reply, Request};
@@ -126,8 +127,4 @@ fn write_replies(
         }
         lock(tokens).remove(&id);
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -6,12 +6,13 @@
 //! `error` event naming how it ended, with the last lines it wrote to stderr; the next call
 //! starts a new process.
 
+use rho_stdx::sync::lock;
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use rho_ai::{AssistantMessage, ErrorKind, StreamSender};
@@ -286,8 +287,4 @@ fn fail_pending(pending: &mut Pending, text: String, kind: ErrorKind) {
     let message = AssistantMessage::clone(&pending.last);
     pending.sender.fail(message, kind, text);
     pending.done.cancel();
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -9,8 +9,6 @@ use rho_ai::{Model, ModelCost, ThinkingLevel};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::thinking::{parse_thinking_level, thinking_level_name};
-
 /// Per level: absent = the provider's default mapping, `Some(value)` = the provider's own value,
 /// `None` = the model does not support that level (Pi's `thinkingLevelMap`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -26,7 +24,7 @@ impl ThinkingLevelMap {
         let object = value.as_object()?;
         let mut map = ThinkingLevelMap::default();
         for (key, mapped) in object {
-            let Some(level) = parse_thinking_level(key) else {
+            let Some(level) = ThinkingLevel::parse(key) else {
                 continue;
             };
             match mapped {
@@ -45,7 +43,7 @@ impl ThinkingLevelMap {
             .iter()
             .map(|(level, mapped)| {
                 let value = mapped.clone().map_or(Value::Null, Value::String);
-                (thinking_level_name(*level).to_owned(), value)
+                (level.as_str().to_owned(), value)
             })
             .collect();
         Value::Object(object)

@@ -7,7 +7,6 @@ use crate::collate::locale_compare;
 use crate::error::ModelError;
 use crate::providers::default_model_id;
 use crate::registry::ModelRegistry;
-use crate::thinking::parse_thinking_level;
 
 /// The outcome of resolving `--provider` / `--model`.
 #[derive(Clone, Debug, PartialEq)]
@@ -160,7 +159,7 @@ fn parse_model_pattern(pattern: &str, candidates: &[&ModelEntry]) -> Option<Reso
         return Some(plain(found));
     }
     let (prefix, suffix) = pattern.rsplit_once(':')?;
-    let level = parse_thinking_level(suffix)?;
+    let level = ThinkingLevel::parse(suffix)?;
     let mut inner = parse_model_pattern(prefix, candidates)?;
     if inner.warning.is_none() {
         inner.thinking_level = Some(level);

@@ -6,37 +6,10 @@ use rho_ai::ThinkingLevel;
 use crate::catalog::ModelEntry;
 
 /// Every level, lowest first; clamping walks this order.
-pub const ALL_THINKING_LEVELS: [ThinkingLevel; 6] = [
-    ThinkingLevel::Off,
-    ThinkingLevel::Minimal,
-    ThinkingLevel::Low,
-    ThinkingLevel::Medium,
-    ThinkingLevel::High,
-    ThinkingLevel::Xhigh,
-];
+pub const ALL_THINKING_LEVELS: [ThinkingLevel; 6] = ThinkingLevel::ALL;
 
 /// The level used when neither the command line, the session nor the settings choose one.
 pub const DEFAULT_THINKING_LEVEL: ThinkingLevel = ThinkingLevel::Medium;
-
-/// Parses a level name exactly as Pi spells it (`off`, `minimal`, `low`, `medium`, `high`,
-/// `xhigh`); anything else, including other capitalisations, is `None`.
-pub fn parse_thinking_level(text: &str) -> Option<ThinkingLevel> {
-    ALL_THINKING_LEVELS
-        .into_iter()
-        .find(|level| thinking_level_name(*level) == text)
-}
-
-/// The level's name as written in flags, settings and `thinkingLevelMap`.
-pub fn thinking_level_name(level: ThinkingLevel) -> &'static str {
-    match level {
-        ThinkingLevel::Off => "off",
-        ThinkingLevel::Minimal => "minimal",
-        ThinkingLevel::Low => "low",
-        ThinkingLevel::Medium => "medium",
-        ThinkingLevel::High => "high",
-        ThinkingLevel::Xhigh => "xhigh",
-    }
-}
 
 /// The levels a model accepts, lowest first: only `off` for a non-reasoning model; otherwise
 /// `off` … `high` minus those its `thinkingLevelMap` maps to `null`, plus `xhigh` only when the

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use rho_agent::{AgentMessage, CustomMessage};
+use rho_ai::{AgentMessage, CustomMessage};
 use serde_json::{Map, Value};
 
 use crate::entry::{EntryKind, SessionEntry};

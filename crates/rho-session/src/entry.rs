@@ -5,7 +5,7 @@
 //! Fields rho does not know are kept in [`SessionEntry::extra`] and written back after the
 //! known ones; entry types rho does not know load as [`EntryKind::Unknown`].
 
-use rho_agent::AgentMessage;
+use rho_ai::AgentMessage;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -169,6 +169,15 @@ impl EntryKind {
     /// A `message` entry holding `message`.
     pub fn message(message: AgentMessage) -> Self {
         EntryKind::Message(EntryMessage::new(message))
+    }
+
+    /// The role of a `message` entry's message when it is known without decoding (always, for
+    /// a message built in this process); `None` for other entries.
+    pub(crate) fn message_role(&self) -> Option<&str> {
+        match self {
+            EntryKind::Message(m) => m.role_hint(),
+            _ => None,
+        }
     }
 
     /// The message of a `message` entry, decoded now if it was not yet; `None` for other

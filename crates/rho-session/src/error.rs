@@ -33,6 +33,13 @@ pub enum SessionError {
         /// The id asked for.
         id: String,
     },
+    /// A file operation on a session kept in memory (`--no-session`).
+    #[error("the session is kept in memory only")]
+    InMemory,
+    /// The session's file was handed over to another session (a switch) and is no longer
+    /// written by this one.
+    #[error("the session file was closed")]
+    Closed,
     /// An entry could not be encoded (a message holding a non-finite number, for example).
     #[error("cannot encode session entry: {0}")]
     Encode(#[from] serde_json::Error),

@@ -20,22 +20,127 @@ use crate::load::{NotASessionFile, load};
 use crate::message::Buffer;
 use crate::time::{file_timestamp, iso_timestamp, new_entry_id, new_session_id};
 
-/// An open session: the file (locked for this process) and its entries.
+/// A header for a new session: `id` or a new UUID, now, `cwd`.
+fn fresh_header(id: Option<String>, cwd: &str, parent_session: Option<String>) -> SessionHeader {
+    SessionHeader::new(
+        id.unwrap_or_else(new_session_id),
+        iso_timestamp(SystemTime::now()),
+        cwd.to_owned(),
+        parent_session,
+    )
+}
+
+/// A session: its header and entries in memory, and where they are kept (see [`Storage`]).
+///
+/// A new session is usually [`SessionFile::pending_in`]: its file appears only when the session
+/// first holds a user or assistant message (Pi 1.6), with every entry buffered until then, so a
+/// run that fails before the prompt leaves no empty file behind.
 #[derive(Debug)]
 pub struct SessionFile {
-    pub(crate) path: PathBuf,
-    file: File,
+    storage: Storage,
     pub(crate) header: SessionHeader,
     pub(crate) entries: Vec<SessionEntry>,
     pub(crate) index: HashMap<String, usize>,
-    /// Where each entry's line sits in the file, for verbatim copies (forks).
+    /// Where each entry's line sits in the file, for verbatim copies (forks); empty ranges
+    /// while the session is not on disk.
     pub(crate) spans: Vec<Range<u64>>,
     pub(crate) leaf: Option<String>,
+}
+
+/// Where a session's entries go.
+#[derive(Debug)]
+enum Storage {
+    /// Nowhere: `--no-session`. The entries live as long as the process.
+    Memory,
+    /// A file not written yet: created when the first user or assistant message is appended.
+    Pending {
+        /// Where the file will be.
+        path: PathBuf,
+    },
+    /// An open file, locked for this process, appended to line by line.
+    Disk(Disk),
+}
+
+#[derive(Debug)]
+struct Disk {
+    path: PathBuf,
+    file: File,
     len: u64,
     dir_synced: bool,
 }
 
+/// A durable flush of a session file, detached from the session so it can run on a blocking
+/// thread while the session goes on (see [`SessionFile::sync_handle`]).
+#[derive(Debug)]
+pub struct SyncHandle {
+    path: PathBuf,
+    file: File,
+    /// The directory to sync too (the first sync of a new file, so its name survives).
+    dir: Option<PathBuf>,
+}
+
+impl SyncHandle {
+    /// `fsync`s the file (and its directory the first time). Blocking.
+    pub fn sync(self) -> Result<(), SessionError> {
+        self.file
+            .sync_data()
+            .map_err(|e| SessionError::io(&self.path, e))?;
+        if let Some(dir) = &self.dir {
+            File::open(dir)
+                .and_then(|d| d.sync_all())
+                .map_err(|e| SessionError::io(dir, e))?;
+        }
+        Ok(())
+    }
+}
+
 impl SessionFile {
+    /// A session kept in memory only (`--no-session`), with a fresh header for `cwd`.
+    pub fn in_memory(cwd: &str) -> SessionFile {
+        Self::with_storage(Storage::Memory, fresh_header(None, cwd, None))
+    }
+
+    /// A new session in `dir` named as Pi names them, `<timestamp>_<id>.jsonl`, written when
+    /// it first holds a user or assistant message. `id` is `--session-id`'s (a new UUID
+    /// otherwise).
+    pub fn pending_in(
+        dir: &Path,
+        cwd: &str,
+        parent_session: Option<String>,
+        id: Option<String>,
+    ) -> SessionFile {
+        let header = fresh_header(id, cwd, parent_session);
+        let path = dir.join(format!(
+            "{}_{}.jsonl",
+            file_timestamp(&header.timestamp),
+            header.id
+        ));
+        Self::with_storage(Storage::Pending { path }, header)
+    }
+
+    /// A new session at an explicit path (Pi's `--session <path>` for a file that does not
+    /// exist yet), written when it first holds a user or assistant message.
+    pub fn pending_at(path: &Path, cwd: &str) -> SessionFile {
+        let header = fresh_header(None, cwd, None);
+        Self::with_storage(
+            Storage::Pending {
+                path: path.to_path_buf(),
+            },
+            header,
+        )
+    }
+
+    fn with_storage(storage: Storage, header: SessionHeader) -> SessionFile {
+        SessionFile {
+            storage,
+            header,
+            entries: Vec::new(),
+            index: HashMap::new(),
+            spans: Vec::new(),
+            leaf: None,
+        }
+    }
+
     /// Starts a new session in `dir` (created if missing): writes the file
     /// `<timestamp>_<uuid>.jsonl` with its header now and locks it.
     pub fn create(
@@ -43,53 +148,56 @@ impl SessionFile {
         cwd: &str,
         parent_session: Option<String>,
     ) -> Result<SessionFile, SessionError> {
-        std::fs::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))?;
-        let id = new_session_id();
-        let timestamp = iso_timestamp(SystemTime::now());
-        let path = dir.join(format!("{}_{id}.jsonl", file_timestamp(&timestamp)));
-        let header = SessionHeader::new(id, timestamp, cwd.to_owned(), parent_session);
-        Self::create_with_header(&path, header)
+        let mut session = Self::pending_in(dir, cwd, parent_session, None);
+        session.materialize()?;
+        Ok(session)
     }
 
-    /// Starts a new session at an explicit path (Pi's `--session <path>` for a file that does
-    /// not exist yet). Fails if the file exists.
+    /// Starts a new session at an explicit path now. Fails if the file exists.
     pub fn create_at(path: &Path, cwd: &str) -> Result<SessionFile, SessionError> {
+        let mut session = Self::pending_at(path, cwd);
+        session.materialize()?;
+        Ok(session)
+    }
+
+    /// Writes a pending session's file now: the header and every buffered entry, then keeps
+    /// it open and locked. A no-op for a session on disk or in memory. The file must not exist
+    /// (`create_new`): a file that appeared meanwhile is never overwritten.
+    pub fn materialize(&mut self) -> Result<(), SessionError> {
+        let Storage::Pending { path } = &self.storage else {
+            return Ok(());
+        };
+        let path = path.clone();
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| SessionError::io(parent, e))?;
         }
-        let header = SessionHeader::new(
-            new_session_id(),
-            iso_timestamp(SystemTime::now()),
-            cwd.to_owned(),
-            None,
-        );
-        Self::create_with_header(path, header)
-    }
-
-    pub(crate) fn create_with_header(
-        path: &Path,
-        header: SessionHeader,
-    ) -> Result<SessionFile, SessionError> {
-        let file = OpenOptions::new()
+        let mut contents = serde_json::to_vec(&self.header)?;
+        contents.push(b'\n');
+        let mut spans = Vec::with_capacity(self.entries.len());
+        for entry in &self.entries {
+            let start = contents.len() as u64;
+            contents.extend_from_slice(&entry.to_line()?);
+            spans.push(start..contents.len() as u64);
+        }
+        let mut file = OpenOptions::new()
             .read(true)
             .append(true)
             .create_new(true)
-            .open(path)
-            .map_err(|e| SessionError::io(path, e))?;
-        lock(&file, path)?;
-        let mut session = SessionFile {
-            path: path.to_path_buf(),
+            .open(&path)
+            .map_err(|e| SessionError::io(&path, e))?;
+        lock(&file, &path)?;
+        if let Err(e) = file.write_all(&contents) {
+            let _ = std::fs::remove_file(&path);
+            return Err(SessionError::io(&path, e));
+        }
+        self.spans = spans;
+        self.storage = Storage::Disk(Disk {
+            path,
             file,
-            header,
-            entries: Vec::new(),
-            index: HashMap::new(),
-            spans: Vec::new(),
-            leaf: None,
-            len: 0,
+            len: contents.len() as u64,
             dir_synced: false,
-        };
-        session.write_header()?;
-        Ok(session)
+        });
+        Ok(())
     }
 
     /// Opens an existing session file for appending: locks it, reads every entry, repairs a
@@ -129,14 +237,9 @@ impl SessionFile {
             len += 1;
         }
         let fresh = loaded.header.is_none();
-        let header = loaded.header.unwrap_or_else(|| {
-            SessionHeader::new(
-                new_session_id(),
-                iso_timestamp(SystemTime::now()),
-                String::new(),
-                None,
-            )
-        });
+        let header = loaded
+            .header
+            .unwrap_or_else(|| fresh_header(None, "", None));
         let index = loaded
             .entries
             .iter()
@@ -145,8 +248,12 @@ impl SessionFile {
             .collect();
         let leaf = loaded.entries.last().map(|e| e.id.clone());
         let mut session = SessionFile {
-            path: path.to_path_buf(),
-            file,
+            storage: Storage::Disk(Disk {
+                path: path.to_path_buf(),
+                file,
+                len,
+                dir_synced: true,
+            }),
             header,
             entries: loaded.entries,
             index,
@@ -156,37 +263,35 @@ impl SessionFile {
                 .map(|r| r.start as u64..r.end as u64)
                 .collect(),
             leaf,
-            len,
-            dir_synced: true,
         };
         if fresh {
-            session
-                .file
-                .set_len(0)
-                .map_err(|e| SessionError::io(path, e))?;
-            session.len = 0;
-            session.write_header()?;
+            if let Storage::Disk(disk) = &mut session.storage {
+                disk.file
+                    .set_len(0)
+                    .map_err(|e| SessionError::io(path, e))?;
+                disk.len = 0;
+            }
+            let mut line = serde_json::to_vec(&session.header)?;
+            line.push(b'\n');
+            session.write_line(&line)?;
         }
         Ok((session, loaded.warnings))
     }
 
-    fn write_header(&mut self) -> Result<(), SessionError> {
-        let mut line = serde_json::to_vec(&self.header)?;
-        line.push(b'\n');
-        self.write_line(&line)?;
-        Ok(())
-    }
-
     /// Writes one whole line with one `write_all` and, on failure, cuts the file back so a
-    /// half-written line never stays behind a later one.
-    fn write_line(&mut self, line: &[u8]) -> Result<Range<u64>, SessionError> {
-        let start = self.len;
-        if let Err(e) = self.file.write_all(line) {
-            let _ = self.file.set_len(start);
-            return Err(SessionError::io(&self.path, e));
+    /// half-written line never stays behind a later one. `None` when the session is not on
+    /// disk.
+    fn write_line(&mut self, line: &[u8]) -> Result<Option<Range<u64>>, SessionError> {
+        let Storage::Disk(disk) = &mut self.storage else {
+            return Ok(None);
+        };
+        let start = disk.len;
+        if let Err(e) = disk.file.write_all(line) {
+            let _ = disk.file.set_len(start);
+            return Err(SessionError::io(&disk.path, e));
         }
-        self.len += line.len() as u64;
-        Ok(start..self.len)
+        disk.len += line.len() as u64;
+        Ok(Some(start..disk.len))
     }
 
     /// Appends an entry as a child of the current leaf and makes it the leaf. Returns its id.
@@ -208,11 +313,18 @@ impl SessionFile {
         self.append_entry(parent_id.map(str::to_owned), kind)
     }
 
+    /// Adds the entry in memory and writes it: one line on disk, or — for a pending session
+    /// whose first user or assistant message this is — the whole file. A failed write leaves
+    /// the entry out (no later entry can name a parent the file lacks).
     pub(crate) fn append_entry(
         &mut self,
         parent_id: Option<String>,
         kind: EntryKind,
     ) -> Result<String, SessionError> {
+        let starts_file = matches!(self.storage, Storage::Pending { .. })
+            && kind
+                .message_role()
+                .is_some_and(|r| r == "user" || r == "assistant");
         let entry = SessionEntry {
             id: new_entry_id(&self.index),
             parent_id,
@@ -220,32 +332,55 @@ impl SessionFile {
             kind,
             extra: serde_json::Map::new(),
         };
-        let line = entry.to_line()?;
-        let span = self.write_line(&line)?;
+        let span = match &self.storage {
+            Storage::Disk(_) => {
+                let line = entry.to_line()?;
+                self.write_line(&line)?.unwrap_or(0..0)
+            }
+            Storage::Memory | Storage::Pending { .. } => 0..0,
+        };
         let id = entry.id.clone();
         self.index.insert(id.clone(), self.entries.len());
         self.entries.push(entry);
         self.spans.push(span);
+        if starts_file && let Err(error) = self.materialize() {
+            self.entries.pop();
+            self.spans.pop();
+            self.index.remove(&id);
+            return Err(error);
+        }
         self.leaf = Some(id.clone());
         Ok(id)
     }
 
     /// Flushes everything appended so far to stable storage (`fsync`; the first call also
-    /// syncs the directory, so a new file's name survives too). The host calls it when a
-    /// prompt settles and at exit.
+    /// syncs the directory, so a new file's name survives too). Blocking: an async caller uses
+    /// [`SessionFile::sync_handle`] on a blocking thread instead.
     pub fn sync(&mut self) -> Result<(), SessionError> {
-        self.file
-            .sync_data()
-            .map_err(|e| SessionError::io(&self.path, e))?;
-        if !self.dir_synced {
-            if let Some(dir) = self.path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                File::open(dir)
-                    .and_then(|d| d.sync_all())
-                    .map_err(|e| SessionError::io(dir, e))?;
-            }
-            self.dir_synced = true;
+        match self.sync_handle() {
+            Some(handle) => handle.sync(),
+            None => Ok(()),
         }
-        Ok(())
+    }
+
+    /// What [`SessionFile::sync`] would flush, detached so it can run elsewhere; `None` when
+    /// the session is not on disk (or its descriptor cannot be duplicated, which only fails
+    /// when the process is out of descriptors: then there is nothing better to do).
+    pub fn sync_handle(&mut self) -> Option<SyncHandle> {
+        let Storage::Disk(disk) = &mut self.storage else {
+            return None;
+        };
+        let file = disk.file.try_clone().ok()?;
+        let dir = (!disk.dir_synced)
+            .then(|| disk.path.parent().filter(|p| !p.as_os_str().is_empty()))
+            .flatten()
+            .map(Path::to_path_buf);
+        disk.dir_synced = true;
+        Some(SyncHandle {
+            path: disk.path.clone(),
+            file,
+            dir,
+        })
     }
 
     /// The context the model receives at the current leaf.
@@ -258,9 +393,24 @@ impl SessionFile {
         build_session_context(&self.entries, &self.index, Some(leaf_id))
     }
 
-    /// The file's path.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// The file's path: where it is, or where a pending session's file will be; `None` for a
+    /// session kept in memory.
+    pub fn path(&self) -> Option<&Path> {
+        match &self.storage {
+            Storage::Memory => None,
+            Storage::Pending { path } => Some(path),
+            Storage::Disk(disk) => Some(&disk.path),
+        }
+    }
+
+    /// Whether the entries are written to a file now (a pending session's are not yet).
+    pub fn is_on_disk(&self) -> bool {
+        matches!(self.storage, Storage::Disk(_))
+    }
+
+    /// Whether the session is kept in memory only.
+    pub fn is_in_memory(&self) -> bool {
+        matches!(self.storage, Storage::Memory)
     }
 
     /// The header (session id, cwd, parent session).
@@ -327,16 +477,8 @@ fn lock(file: &File, path: &Path) -> Result<(), SessionError> {
 /// renamed over the original, so a crash leaves the old or the new file, never half of one.
 /// The renamed file is locked before the old lock is released with the old descriptor.
 fn replace_contents(path: &Path, contents: &[u8]) -> Result<File, SessionError> {
-    let mut tmp_name = path.as_os_str().to_owned();
-    tmp_name.push(".migrating");
-    let tmp = PathBuf::from(tmp_name);
-    let write = || -> std::io::Result<()> {
-        let mut f = File::create(&tmp)?;
-        f.write_all(contents)?;
-        f.sync_all()
-    };
-    write().map_err(|e| SessionError::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| SessionError::io(path, e))?;
+    rho_stdx::fs::write_atomic(path, contents, rho_stdx::fs::Access::Shared)
+        .map_err(|e| SessionError::io(path, e))?;
     let file = OpenOptions::new()
         .read(true)
         .append(true)

@@ -10,7 +10,7 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
-use rho_agent::{AgentMessage, CustomMessage};
+use rho_ai::{AgentMessage, CustomMessage};
 use rho_ai::{AssistantMessage, Message, ToolResultMessage, UserMessage};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;

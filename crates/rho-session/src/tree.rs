@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::SystemTime;
 
-use rho_agent::AgentMessage;
+use rho_ai::AgentMessage;
 use serde_json::Value;
 
 use crate::context::branch_path;
@@ -112,6 +112,27 @@ impl SessionFile {
         }
     }
 
+    /// When the latest `compaction` on the current branch was written (epoch ms), found by
+    /// walking up from the leaf: no allocation, and usually only a few steps, because a
+    /// compaction sits near the leaf of the branch it compacted.
+    pub fn latest_compaction_ms(&self) -> Option<i64> {
+        let mut current = self.leaf.as_deref();
+        let mut steps = 0;
+        while let Some(id) = current {
+            let entry = self.entry(id)?;
+            if matches!(entry.kind, EntryKind::Compaction { .. }) {
+                return crate::time::parse_iso_ms(&entry.timestamp);
+            }
+            // A parent cycle (a damaged file) ends the walk instead of looping.
+            steps += 1;
+            if steps > self.entries.len() {
+                return None;
+            }
+            current = entry.parent_id.as_deref();
+        }
+        None
+    }
+
     /// The children of an entry, in file order.
     pub fn children(&self, parent_id: Option<&str>) -> Vec<&SessionEntry> {
         self.entries
@@ -189,7 +210,11 @@ impl SessionFile {
     pub fn fork_from(&self, leaf_id: &str) -> Result<SessionFile, SessionError> {
         self.require(leaf_id)?;
         let path = branch_path(&self.entries, &self.index, leaf_id);
-        let bytes = std::fs::read(&self.path).map_err(|e| SessionError::io(&self.path, e))?;
+        // Lines are copied verbatim from the file; a session not on disk writes its entries.
+        let bytes = match self.path().filter(|_| self.is_on_disk()) {
+            Some(file) => Some(std::fs::read(file).map_err(|e| SessionError::io(file, e))?),
+            None => None,
+        };
         let mut body = Vec::new();
         let mut kept = HashSet::new();
         let mut last = None;
@@ -197,12 +222,18 @@ impl SessionFile {
             if matches!(entry.kind, EntryKind::Label { .. }) {
                 continue;
             }
-            let i = self.index[&entry.id];
-            let span = &self.spans[i];
-            let line = bytes
-                .get(span.start as usize..span.end as usize)
-                .ok_or_else(|| SessionError::io(&self.path, truncated()))?;
-            push_line(&mut body, line);
+            match &bytes {
+                Some(bytes) => {
+                    let span = &self.spans[self.index[&entry.id]];
+                    let line = bytes
+                        .get(span.start as usize..span.end as usize)
+                        .ok_or_else(|| {
+                            SessionError::io(self.path().unwrap_or(Path::new("")), truncated())
+                        })?;
+                    push_line(&mut body, line);
+                }
+                None => body.extend_from_slice(&entry.to_line()?),
+            }
             kept.insert(entry.id.clone());
             last = Some(entry.id.clone());
         }
@@ -228,8 +259,10 @@ impl SessionFile {
             last = Some(entry.id.clone());
             body.extend_from_slice(&entry.to_line()?);
         }
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        let parent = Some(self.path.to_string_lossy().into_owned());
+        let file = self.path().ok_or(SessionError::InMemory)?;
+        let dir = file.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))?;
+        let parent = Some(file.to_string_lossy().into_owned());
         let (file, _) = write_new(dir, &self.header.cwd, parent, &body)?;
         Ok(file)
     }

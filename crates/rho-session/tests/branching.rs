@@ -73,16 +73,16 @@ fn forking_copies_the_root_to_leaf_path_and_its_labels_into_a_new_file() {
 
     let fork = s.fork_from(&a1).unwrap();
     assert_ne!(fork.session_id(), s.session_id());
-    assert_eq!(fork.path().parent(), s.path().parent());
+    assert_eq!(fork.path().unwrap().parent(), s.path().unwrap().parent());
     assert_eq!(
         fork.header().parent_session.as_deref(),
-        Some(s.path().to_str().unwrap())
+        Some(s.path().unwrap().to_str().unwrap())
     );
     assert_eq!(fork.context().messages, vec![user("one"), assistant("two")]);
     assert_eq!(fork.label(&u1).as_deref(), Some("start"));
 
-    let source = std::fs::read_to_string(s.path()).unwrap();
-    let copied = std::fs::read_to_string(fork.path()).unwrap();
+    let source = std::fs::read_to_string(s.path().unwrap()).unwrap();
+    let copied = std::fs::read_to_string(fork.path().unwrap()).unwrap();
     let source_lines: Vec<&str> = source.lines().collect();
     let copied_lines: Vec<&str> = copied.lines().collect();
     // Entries are copied byte for byte: model change, user, assistant; then the re-created label.
@@ -99,13 +99,14 @@ fn fork_file_copies_every_entry_of_another_session_for_a_new_cwd() {
     let mut s = SessionFile::create(&dir.path().join("a"), "/old", None).unwrap();
     s.append_message(user("one")).unwrap();
     s.append_message(assistant("two")).unwrap();
-    let (fork, warnings) = SessionFile::fork_file(s.path(), &dir.path().join("b"), "/new").unwrap();
+    let (fork, warnings) =
+        SessionFile::fork_file(s.path().unwrap(), &dir.path().join("b"), "/new").unwrap();
     assert_eq!(warnings, vec![]);
     assert_eq!(fork.header().cwd, "/new");
     assert_eq!(fork.entries(), s.entries());
-    let written = lines(fork.path());
+    let written = lines(fork.path().unwrap());
     assert_eq!(
         written[0]["parentSession"],
-        Value::from(s.path().to_str().unwrap())
+        Value::from(s.path().unwrap().to_str().unwrap())
     );
 }

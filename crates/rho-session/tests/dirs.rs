@@ -23,10 +23,17 @@ fn a_new_session_file_is_named_by_its_timestamp_and_id() {
     let home = tempfile::tempdir().unwrap();
     let dir = SessionDir::new(home.path()).for_cwd("/home/u/proj");
     let s = SessionFile::create(&dir, "/home/u/proj", None).unwrap();
-    let name = s.path().file_name().unwrap().to_str().unwrap().to_owned();
+    let name = s
+        .path()
+        .unwrap()
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
     let stamp = s.header().timestamp.replace([':', '.'], "-");
     assert_eq!(name, format!("{stamp}_{}.jsonl", s.session_id()));
-    assert_eq!(s.path().parent().unwrap(), dir);
+    assert_eq!(s.path().unwrap().parent().unwrap(), dir);
     assert_eq!(s.session_id().len(), 36);
     assert_eq!(&s.session_id()[14..15], "7");
 }
@@ -41,7 +48,7 @@ fn listing_shows_names_first_messages_and_counts_newest_first() {
     let mut newer = SessionFile::create(&dir, "/p", None).unwrap();
     newer.append_message(user("second question")).unwrap();
     let mut late = assistant("answer");
-    if let rho_agent::AgentMessage::Llm(rho_ai::Message::Assistant(a)) = &mut late {
+    if let rho_ai::AgentMessage::Llm(rho_ai::Message::Assistant(a)) = &mut late {
         std::sync::Arc::make_mut(a).timestamp = 1_900_000_000_000;
     }
     newer.append_message(late).unwrap();
@@ -77,7 +84,7 @@ fn listing_shows_names_first_messages_and_counts_newest_first() {
             ),
         ]
     );
-    assert_eq!(list[0].path, newer.path());
+    assert_eq!(list[0].path, newer.path().unwrap());
     assert_eq!(list[0].cwd, "/p");
 }
 
@@ -91,12 +98,15 @@ fn continue_picks_the_most_recently_modified_session() {
     let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
     std::fs::File::options()
         .write(true)
-        .open(b.path())
+        .open(b.path().unwrap())
         .unwrap()
         .set_modified(old)
         .unwrap();
     std::fs::write(dir.join("z-not-a-session.jsonl"), "{}\n").unwrap();
-    assert_eq!(most_recent_session(&dir).as_deref(), Some(a.path()));
+    assert_eq!(
+        most_recent_session(&dir).as_deref(),
+        Some(a.path().unwrap())
+    );
 }
 
 #[test]
@@ -113,11 +123,11 @@ fn an_id_prefix_is_found_locally_first_then_in_any_directory() {
         .unwrap();
     assert_eq!(
         (found.path.as_path(), found.cwd.as_str()),
-        (there.path(), "/there")
+        (there.path().unwrap(), "/there")
     );
     let found = sessions
         .find_by_id_prefix(&local, &prefix(here.session_id()))
         .unwrap();
-    assert_eq!(found.path, here.path());
+    assert_eq!(found.path, here.path().unwrap());
     assert_eq!(sessions.find_by_id_prefix(&local, "ffffffff-none"), None);
 }

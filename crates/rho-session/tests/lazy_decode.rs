@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use rho_agent::AgentMessage;
+use rho_ai::AgentMessage;
 use rho_session::{EntryKind, MessageError, SessionEntry, SessionFile, SkippedMessage};
 use serde_json::{Value, json};
 
@@ -59,7 +59,7 @@ fn an_open_decodes_no_message_and_a_context_only_those_after_the_compaction() {
     })
     .unwrap();
     s.append_message(user("five")).unwrap();
-    let path = s.path().to_path_buf();
+    let path = s.path().unwrap().to_path_buf();
     drop(s);
 
     let (session, warnings) = SessionFile::open(&path).unwrap();
@@ -211,7 +211,7 @@ fn a_long_uncompacted_path_decodes_every_message_in_order() {
     for m in &expected {
         s.append_message(m.clone()).unwrap();
     }
-    let path = s.path().to_path_buf();
+    let path = s.path().unwrap().to_path_buf();
     drop(s);
     let (session, _) = SessionFile::open(&path).unwrap();
     let context = session.context();

@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use rho_agent::AgentMessage;
+use rho_ai::AgentMessage;
 use rho_session::{ModelRef, SessionContext, SessionFile};
 use serde_json::{Value, json};
 

@@ -10,7 +10,7 @@ fn session_with_two_messages(dir: &std::path::Path) -> std::path::PathBuf {
     let mut s = SessionFile::create(dir, "/p", None).unwrap();
     s.append_message(user("one")).unwrap();
     s.append_message(assistant("two")).unwrap();
-    s.path().to_path_buf()
+    s.path().unwrap().to_path_buf()
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use rho_agent::{AgentMessage, CustomMessage};
+use rho_ai::{AgentMessage, CustomMessage};
 use rho_ai::{AssistantMessage, ContentBlock, StopReason, UserMessage};
 use rho_session::{EntryKind, ModelRef, SessionFile};
 use serde_json::{Value, json};
@@ -55,7 +55,7 @@ fn a_session_reopened_gives_the_same_entries_and_context() {
     session.sync().unwrap();
     let written = session.context();
     let entries = session.entries().to_vec();
-    let path = session.path().to_path_buf();
+    let path = session.path().unwrap().to_path_buf();
     drop(session);
 
     let (reopened, warnings) = SessionFile::open(&path).unwrap();
@@ -88,7 +88,7 @@ fn lines_are_written_with_pis_field_order_and_a_null_root_parent() {
         })
         .unwrap();
     session.append_label_change(&first, Some("start")).unwrap();
-    let text = std::fs::read_to_string(session.path()).unwrap();
+    let text = std::fs::read_to_string(session.path().unwrap()).unwrap();
     let keys: Vec<Vec<String>> = text
         .lines()
         .map(|l| {
@@ -108,7 +108,7 @@ fn lines_are_written_with_pis_field_order_and_a_null_root_parent() {
             vec!["type", "id", "parentId", "timestamp", "targetId", "label"],
         ]
     );
-    let values = lines(session.path());
+    let values = lines(session.path().unwrap());
     assert_eq!(values[0]["type"], "session");
     assert_eq!(values[0]["version"], 3);
     assert_eq!(values[1]["parentId"], Value::Null);

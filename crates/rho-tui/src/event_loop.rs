@@ -215,7 +215,7 @@ pub(crate) fn execute(
         }
         Command::Steer(text) => session.steer(&text),
         Command::FollowUp(text) => session.follow_up(&text),
-        Command::ClearQueue => session.clear_queue(),
+        Command::ClearQueue => drop(session.clear_queue()),
         Command::Abort => session.abort_now(),
         Command::SetThinking(level) => session
             .agent()

@@ -60,7 +60,7 @@ Exit codes: 0 completed, 1 model error, 2 failure before the first model call, 3
 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP.";
 
 /// rho - AI coding agent with read, bash, edit, write tools.
-#[derive(Debug, Parser)]
+#[derive(Clone, Debug, Parser)]
 #[command(
     name = "rho",
     version,

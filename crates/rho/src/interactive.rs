@@ -1,5 +1,5 @@
 //! `rho` in a terminal with no `-p` and no `--mode`: the session is built exactly as for `-p`
-//! (`run::choose`, `run::build_with`) and handed to the terminal UI in `rho-tui`, with what
+//! (`session_builder::choose`, `session_builder::build_chosen`) and handed to the terminal UI in `rho-tui`, with what
 //! only this mode has: the approval prompt for `ask` commands and `!cmd` run by the user (on
 //! the RPC `bash` command's backend, `rpc::user_bash`).
 
@@ -17,7 +17,7 @@ use crate::cli::Cli;
 use crate::prompt_input::resolve_prompts;
 use crate::remember::Remember;
 use crate::rpc::user_bash::{self, BashCancel, BashResult, UserBashContext};
-use crate::run::{self, Built, Extras};
+use crate::session_builder::{self, Built, Extras};
 use crate::session_choice::SessionTarget;
 use crate::session_switch::{self, Live, LiveHandle, Switcher, SwitcherParts};
 use crate::slash_host::{self, SlashHost};
@@ -27,7 +27,7 @@ const EXIT_AFTER_FIRST_FRAME: &str = "RHO_EXIT_AFTER_FIRST_FRAME";
 
 /// Runs the interactive mode until the user leaves; `Err` is a failure before the screen opens.
 pub async fn run(mut cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<u8> {
-    let chosen = run::choose(&mut cli, &target, cwd)?;
+    let chosen = session_builder::choose(&mut cli, &target, cwd)?;
     // Messages on the command line are sent first, one after another, as Pi does.
     let initial = if cli.messages.is_empty() {
         Vec::new()
@@ -61,20 +61,18 @@ pub async fn run(mut cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Res
     let home = rho_models::rho_home(&rho_models::ProcessEnvironment);
     let theme = slash_host::theme_setting(home.as_deref(), &chosen.run_cwd);
     let settings_rows = slash_host::settings_rows(&chosen.settings, theme.as_deref());
-    let built = run::build_with(&cli, chosen, target, extras)?;
+    let built = session_builder::build_chosen(&cli, chosen, target, extras)?;
     let info = describe(&built);
     let (ui, warnings) = slash_host::ui_setup(&cli, home.as_deref(), &built.run_cwd);
     let catalog = slash_host::catalog(&cli, &built.model.provider);
     let Built {
         session,
-        persistence,
         run_cwd,
         router,
         ..
     } = built;
     let live: LiveHandle = Arc::new(Mutex::new(Live {
         session: session.clone(),
-        persistence,
         run_cwd: run_cwd.clone(),
         router,
     }));
@@ -103,21 +101,21 @@ pub async fn run(mut cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Res
     let recorder = live.clone();
     let remember = Remember::in_home(home.as_deref());
     let thinking_changed = move |level| {
-        let (persistence, previous, reasons) = {
+        let (record, previous, reasons) = {
             let live = session_switch::lock(&recorder);
             let (previous, reasons) = live
                 .session
                 .agent()
                 .with_state(|s| (s.thinking_level, s.model.reasoning));
-            (live.persistence.clone(), previous, reasons)
+            (live.session.record().clone(), previous, reasons)
         };
         if previous == level {
             return Ok(());
         }
-        if let Some(persistence) = &persistence {
-            // Best effort: the level is in effect either way, and a session file that cannot
-            // be written fails the next message's write too, which is reported on exit.
-            let _ = persistence.record_thinking_level(level);
+        // Best effort: the level is in effect either way, and a session file that cannot be
+        // written fails the next message's write too, which is reported on exit.
+        if let Err(error) = record.record_thinking_level(level) {
+            record.keep_error(error);
         }
         remember
             .thinking_level(level, reasons)
@@ -142,15 +140,11 @@ pub async fn run(mut cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Res
     crate::warnings::hold();
     let outcome = rho_tui::run(session, info, initial, hooks).await;
     crate::warnings::release();
-    let persistence = session_switch::lock(&live).persistence.clone();
+    let record = session_switch::lock(&live).session.record().clone();
+    record.flush().await;
     // The terminal is back to normal here, so these messages are readable.
-    if let Some(persistence) = &persistence {
-        if let Err(error) = persistence.sync() {
-            eprintln!("Error: {error}");
-        }
-        for error in persistence.take_errors() {
-            eprintln!("Error: the session was not fully saved: {error}");
-        }
+    for error in record.take_errors() {
+        eprintln!("Error: the session was not fully saved: {error}");
     }
     outcome?;
     Ok(0)
@@ -201,16 +195,8 @@ impl UserShell for SessionShell {
 
     fn record(&self, command: &str, output: &ShellOutput, exclude_from_context: bool) {
         let message = bash_message(command, output, exclude_from_context);
-        let (session, persistence) = {
-            let live = session_switch::lock(&self.live);
-            (live.session.clone(), live.persistence.clone())
-        };
-        if let Some(persistence) = &persistence {
-            let _ = persistence.with_file(|file| file.append_message(message.clone()));
-        }
-        session
-            .agent()
-            .update_state(|state| state.messages.push(message));
+        let session = session_switch::lock(&self.live).session.clone();
+        session.add_message(message);
     }
 }
 

@@ -15,6 +15,7 @@ mod prompt_input;
 mod remember;
 mod rpc;
 mod run;
+mod session_builder;
 mod session_choice;
 mod session_files;
 mod session_switch;

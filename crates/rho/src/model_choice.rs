@@ -9,7 +9,7 @@ use rho_host::providers::{DEFAULT_IDLE_TIMEOUT, Providers, SUPPORTED_APIS};
 use rho_host::settings::Settings;
 use rho_models::{
     AuthStore, ModelEntry, ModelRegistry, ProcessEnvironment, clamp_thinking_level,
-    no_models_available_message, parse_thinking_level, rho_home,
+    no_models_available_message, rho_home,
 };
 use serde_json::{Map, Value};
 
@@ -160,7 +160,7 @@ fn thinking_level(
     suffix: Option<ThinkingLevel>,
 ) -> ThinkingLevel {
     let flag = cli.thinking.as_deref().and_then(|text| {
-        let level = parse_thinking_level(text);
+        let level = ThinkingLevel::parse(text);
         if level.is_none() {
             crate::warnings::warn(format_args!(
                 "invalid thinking level \"{text}\" (use off, minimal, low, medium, high or xhigh); ignored"

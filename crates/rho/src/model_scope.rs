@@ -5,7 +5,7 @@
 
 use globset::GlobBuilder;
 use rho_ai::ThinkingLevel;
-use rho_models::{AuthStore, ModelEntry, ModelRegistry, parse_thinking_level};
+use rho_models::{AuthStore, ModelEntry, ModelRegistry};
 
 /// One scoped model and the thinking level its pattern asked for.
 #[derive(Clone, Debug)]
@@ -75,7 +75,7 @@ pub fn resolve_scope(
 /// `glob:level` → (`glob`, level) when the suffix is a thinking level.
 fn split_level(pattern: &str) -> (&str, Option<ThinkingLevel>) {
     if let Some((glob, suffix)) = pattern.rsplit_once(':')
-        && let Some(level) = parse_thinking_level(suffix)
+        && let Some(level) = ThinkingLevel::parse(suffix)
     {
         return (glob, Some(level));
     }

@@ -2,16 +2,15 @@
 //! `--fork`, `--session`, `--resume`, `--continue`, `--session-dir`, in Pi's order of precedence.
 
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use anyhow::{Context as _, bail};
 use rho_session::{
-    EntryKind, SessionContext, SessionDir, SessionFile, SessionHeader, SessionInfo, list_sessions,
+    EntryKind, SessionContext, SessionDir, SessionFile, SessionInfo, list_sessions,
     most_recent_session,
 };
 
 use rho_ai::ThinkingLevel;
-use rho_models::{AuthStore, ModelRegistry, parse_thinking_level};
+use rho_models::{AuthStore, ModelRegistry};
 
 use crate::cli::Cli;
 
@@ -198,16 +197,6 @@ pub(crate) fn opened(file: SessionFile, cwd: PathBuf) -> Opened {
     }
 }
 
-/// The header a run without a file announces (`--no-session`).
-pub fn ephemeral_header(cwd: &Path) -> SessionHeader {
-    SessionHeader::new(
-        rho_session::time::new_session_id(),
-        rho_session::time::iso_timestamp(SystemTime::now()),
-        cwd.to_string_lossy().into_owned(),
-        None,
-    )
-}
-
 /// `--resume` without a picker: one line per session, newest first — id, last activity (UTC),
 /// message count and the first message (one line, at most 80 characters).
 pub fn format_session_list(sessions: &[SessionInfo], dir: &Path) -> String {
@@ -272,12 +261,12 @@ pub fn restore_model(
 /// `--thinking` or a `:level` suffix on `--model` says otherwise (checked on the flags as
 /// given, before [`restore_model`]). The caller clamps it to the model.
 pub fn restored_thinking(cli: &Cli, opened: &Opened) -> Option<ThinkingLevel> {
-    let flag = cli.thinking.as_deref().and_then(parse_thinking_level);
+    let flag = cli.thinking.as_deref().and_then(ThinkingLevel::parse);
     let suffix = cli
         .model
         .as_deref()
         .and_then(|m| m.rsplit_once(':'))
-        .and_then(|(_, level)| parse_thinking_level(level));
+        .and_then(|(_, level)| ThinkingLevel::parse(level));
     if flag.is_some()
         || suffix.is_some()
         || opened.context.messages.is_empty()
@@ -285,5 +274,5 @@ pub fn restored_thinking(cli: &Cli, opened: &Opened) -> Option<ThinkingLevel> {
     {
         return None;
     }
-    parse_thinking_level(&opened.context.thinking_level)
+    ThinkingLevel::parse(&opened.context.thinking_level)
 }

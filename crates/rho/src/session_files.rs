@@ -58,7 +58,7 @@ mod tests {
 
     fn session(dir: &Path) -> std::path::PathBuf {
         let file = SessionFile::create(dir, "/src", None).unwrap();
-        file.path().to_path_buf()
+        file.path().unwrap().to_path_buf()
     }
 
     #[test]

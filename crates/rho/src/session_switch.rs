@@ -1,5 +1,5 @@
 //! Switching the interactive mode's session (Pi's `/resume`, `/new`, `/fork`, `/tree`): the next
-//! session is built exactly as at start-up (`run::choose`, `run::build_with`) on the chosen
+//! session is built exactly as at start-up (`session_builder::choose`, `session_builder::build_chosen`) on the chosen
 //! file, after the old run is aborted and its file synced and released. A `/tree` pick moves the
 //! leaf of the same file and keeps the session.
 
@@ -8,7 +8,6 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use async_trait::async_trait;
 use rho_host::AgentSession;
-use rho_host::persist::Persistence;
 use rho_session::{SessionDir, SessionFile, list_sessions};
 use rho_tui::SessionInfo;
 use rho_tui::sessions::picker::CANNOT_DELETE_CURRENT;
@@ -19,7 +18,7 @@ use rho_tui::sessions::{
 use crate::branch_summary::{abandoned_entries, summarize as summarize_branch};
 use crate::cli::Cli;
 use crate::rpc::models::RoutedProvider;
-use crate::run::{self, Built, Extras};
+use crate::session_builder::{self, Built, Extras};
 use crate::session_choice::{SessionTarget, open_existing, opened};
 use crate::session_files::{delete_session_file, rename_session_file};
 use crate::session_tree::{
@@ -28,10 +27,8 @@ use crate::session_tree::{
 
 /// The session the UI runs now, shared with what acts on it (`!cmd`, the thinking recorder).
 pub struct Live {
-    /// The session.
+    /// The session (its record is its file).
     pub session: AgentSession,
-    /// Its file's writer (`None` without a file).
-    pub persistence: Option<Persistence>,
     /// Where its tools work.
     pub run_cwd: PathBuf,
     /// Its provider, which a model switch extends with the new model's route.
@@ -113,17 +110,22 @@ impl Switcher {
         }
     }
 
+    /// Runs `f` on the live session's file; `None` when it is kept in memory.
     fn live_file<R>(&self, f: impl FnOnce(&mut SessionFile) -> R) -> Option<R> {
-        let persistence = lock(&self.live).persistence.clone()?;
-        persistence.with_file(f)
+        let record = lock(&self.live).session.record().clone();
+        record
+            .with_file(|file| (!file.is_in_memory()).then(|| f(file)))
+            .flatten()
+    }
+
+    fn live_path(&self) -> Option<PathBuf> {
+        lock(&self.live).session.record().path()
     }
 
     /// The directory this session's files go to: beside the live file, else the cwd's.
     fn session_dir(&self) -> Option<PathBuf> {
-        let beside = lock(&self.live)
-            .persistence
-            .as_ref()
-            .and_then(Persistence::path)
+        let beside = self
+            .live_path()
             .and_then(|p| dir_of(&p).map(Path::to_path_buf));
         beside.or_else(|| self.local.clone())
     }
@@ -133,10 +135,7 @@ impl Switcher {
         let run_cwd = lock(&self.live).run_cwd.clone();
         match request {
             SwitchRequest::Open(path) => {
-                let live_path = lock(&self.live)
-                    .persistence
-                    .as_ref()
-                    .and_then(Persistence::path);
+                let live_path = self.live_path();
                 // A second lock of the same file would fail: let go of it first, and take it
                 // back if the file cannot be opened.
                 let held = if live_path
@@ -167,7 +166,7 @@ impl Switcher {
                     let new_file = match &at.parent {
                         Some(parent) => file.fork_from(parent),
                         None => {
-                            let parent = Some(file.path().to_string_lossy().into_owned());
+                            let parent = file.path().map(|p| p.to_string_lossy().into_owned());
                             let dir = dir.unwrap_or_else(|| run_cwd.clone());
                             SessionFile::create(&dir, &run_cwd.to_string_lossy(), parent)
                         }
@@ -194,15 +193,26 @@ impl Switcher {
         // leaves the old session as it was, still recording.
         let held = detach(&mut lock(&self.live));
         let built = {
-            let mut cli = self.cli.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut cli = self
+                .cli
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
             (cli.model, cli.provider) = self.flags.clone();
             let extras = Extras {
                 approver: self.approver.clone(),
                 context_hooks: self.context_hooks.clone(),
             };
-            run::choose(&mut cli, &target, &self.cwd)
-                .and_then(|chosen| run::build_with(&cli, chosen, target, extras))
-                .map_err(|e| format!("{e:#}"))
+            let cwd = self.cwd.clone();
+            // Settings, keys (a `!command` may run for seconds), the workspace and the file are
+            // read off the runtime, so the screen and signals stay served meanwhile.
+            tokio::task::spawn_blocking(move || {
+                session_builder::choose(&mut cli, &target, &cwd)
+                    .and_then(|chosen| session_builder::build_chosen(&cli, chosen, target, extras))
+                    .map_err(|e| format!("{e:#}"))
+            })
+            .await
+            .unwrap_or_else(|e| Err(format!("The session could not be built: {e}")))
         };
         let built = match built {
             Ok(built) => built,
@@ -217,7 +227,6 @@ impl Switcher {
         let messages = built.session.agent().with_state(|s| s.messages.clone());
         *lock(&self.live) = Live {
             session: built.session.clone(),
-            persistence: built.persistence.clone(),
             run_cwd: built.run_cwd.clone(),
             router: built.router.clone(),
         };
@@ -276,7 +285,7 @@ impl Switcher {
         });
         let (context, editor_text) =
             moved.unwrap_or_else(|| Err("This session has no file".to_owned()))?;
-        rho_host::persist::restore_messages(&session, &context);
+        session.restore(&context);
         Ok(Switched {
             warnings: Vec::new(),
             session: None,
@@ -293,15 +302,13 @@ impl Switcher {
 /// Stops the live session's recording and hands its file back, still locked: dropping it lets
 /// go; [`reattach`] gives it back to the live session.
 fn detach(live: &mut Live) -> Option<SessionFile> {
-    let persistence = live.persistence.take()?;
-    let _ = persistence.sync();
-    persistence.detach()
+    live.session.record().detach()
 }
 
 /// Gives the live session back the file a failed switch took from it.
 fn reattach(live: &mut Live, file: Option<SessionFile>) {
     if let Some(file) = file {
-        live.persistence = Some(Persistence::attach(&live.session, file));
+        live.session.record().reattach(file);
     }
 }
 
@@ -320,10 +327,7 @@ impl SessionSwitcher for Switcher {
             (_, _, Some(local)) => list_sessions(local),
             (_, _, None) => Vec::new(),
         };
-        let live = lock(&self.live)
-            .persistence
-            .as_ref()
-            .and_then(Persistence::path);
+        let live = self.live_path();
         // The empty session `rho --resume` starts on is nothing to resume.
         listed
             .into_iter()
@@ -363,10 +367,7 @@ impl SessionSwitcher for Switcher {
     }
 
     fn current_session(&self) -> Option<PathBuf> {
-        lock(&self.live)
-            .persistence
-            .as_ref()
-            .and_then(Persistence::path)
+        self.live_path()
     }
 
     fn delete_session(&self, path: &Path) -> Result<Deleted, String> {

@@ -10,7 +10,7 @@ use rho_agent::AgentMessage;
 use rho_session::{EntryKind, SessionEntry, SessionFile, SessionInfo};
 use rho_tui::sessions::{SessionRow, TreeEntryKind, TreeFilter, TreeRow};
 
-use crate::rpc::sessions::SessionCommandError;
+use crate::rpc::commands::session::SessionCommandError;
 
 /// A user message to fork before: the entry the new file ends at (`None`: before the first
 /// entry) and the message's text, which goes back to the editor.

@@ -75,16 +75,13 @@ impl CommandHost for SlashHost {
             s.model = entry.model.clone();
             std::mem::replace(&mut s.thinking_level, effective)
         });
-        if let Some(persistence) = &live.persistence {
-            let unsaved = |error| format!("The model changed but was not saved: {error}");
-            persistence
-                .record_model_change(&entry.model.provider, &entry.model.id)
-                .map_err(unsaved)?;
-            if previous != effective {
-                persistence
-                    .record_thinking_level(effective)
-                    .map_err(unsaved)?;
-            }
+        let record = live.session.record();
+        let unsaved = |error| format!("The model changed but was not saved: {error}");
+        record
+            .record_model_change(&entry.model.provider, &entry.model.id)
+            .map_err(unsaved)?;
+        if previous != effective {
+            record.record_thinking_level(effective).map_err(unsaved)?;
         }
         drop(live);
         // As Pi's `setModel`: the model (and a level that moved) is the next run's default.
@@ -110,11 +107,11 @@ impl CommandHost for SlashHost {
             .session
             .agent()
             .with_state(|s| (s.messages.clone(), s.model.clone()));
-        let path = live.persistence.as_ref().and_then(|p| p.path());
+        let path = live.session.record().path();
         let id = live
-            .persistence
-            .as_ref()
-            .and_then(|p| p.header())
+            .session
+            .record()
+            .header()
             .map(|h| h.id)
             .unwrap_or_default();
         drop(live);
@@ -124,13 +121,16 @@ impl CommandHost for SlashHost {
 
     fn export_html(&self, path: Option<&str>) -> Result<String, String> {
         let live = lock(&self.live);
-        let Some(persistence) = &live.persistence else {
+        let record = live.session.record();
+        if record.path().is_none() {
             return Err("Cannot export an in-memory session (--no-session)".to_owned());
-        };
-        let written = persistence.with_file(|file| {
-            let output = path
-                .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from(crate::export::default_output_name(file.path())));
+        }
+        let written = record.with_file(|file| {
+            let output = path.map(PathBuf::from).unwrap_or_else(|| {
+                PathBuf::from(crate::export::default_output_name(
+                    file.path().unwrap_or(Path::new("session.jsonl")),
+                ))
+            });
             crate::export::export_open_session(file, Some(&output), &self.cwd)
         });
         match written {

@@ -8,7 +8,9 @@ use std::path::Path;
 use rho_testkit::MockResponse;
 use serde_json::{Value, json};
 
-use crate::interactive_support::{Mock, answer, chunk, entries, send, transcript, wait_shell};
+use crate::interactive_support::{
+    Mock, answer, chunk, entries, exchange, send, transcript, wait_shell,
+};
 use crate::interactive_tmux::Tmux;
 
 fn bash_call(id: &str, command: &str) -> MockResponse {
@@ -269,12 +271,14 @@ fn a_bang_command_run_while_the_agent_works_joins_the_context_after_that_run() {
 
 #[test]
 fn shift_tab_cycles_the_thinking_level_in_the_footer_the_session_file_and_the_settings() {
-    let mock = Mock::start(vec![]);
+    let mock = Mock::start(vec![answer("noted")]);
     let dir = project_with_model(&mock, None, json!({"id": "a", "reasoning": true}));
     let tmux = open_rho_with(dir.path(), "--session-dir sessions --thinking low");
     tmux.wait_for("the level in the footer", |s| s.contains("a • low"));
     tmux.keys(&["BTab"]);
     tmux.wait_for("the next level", |s| s.contains("a • medium"));
+    // As in Pi 1.6, the file is written at the first message, with every entry before it.
+    exchange(&tmux, "hello", "noted");
     tmux.keys(&["C-d"]);
     wait_shell(&tmux, "the shell");
     let files: Vec<_> = std::fs::read_dir(dir.path().join("sessions"))

@@ -100,7 +100,7 @@ fn pis_rpc_client_drives_rho_through_a_tool_call_and_reads_state_messages_and_st
                 "totalMessages": 4, "sessionIdMatches": true
             },
             "unknownCommand": {
-                "type": "response", "command": "no_such_command", "success": false,
+                "id": "u1", "type": "response", "command": "no_such_command", "success": false,
                 "error": "Unknown command: no_such_command"
             }
         })

@@ -339,10 +339,10 @@ fn a_malformed_line_an_unknown_command_and_a_missing_field_get_errors_and_servin
                "error": "Failed to parse command: key must be a string at line 1 column 2"})
     );
     rpc.send(json!({"id": "u", "type": "launch_rockets"}));
-    // As Pi: an unknown command's response carries no id.
+    // As Pi 1.6: an unknown command's response carries its id (0.73.1 dropped it).
     assert_eq!(
         rpc.next(),
-        json!({"type": "response", "command": "launch_rockets", "success": false,
+        json!({"id": "u", "type": "response", "command": "launch_rockets", "success": false,
                "error": "Unknown command: launch_rockets"})
     );
     rpc.send(json!({"id": "m", "type": "set_model", "modelId": "faux-1"}));
@@ -351,14 +351,14 @@ fn a_malformed_line_an_unknown_command_and_a_missing_field_get_errors_and_servin
         failure(
             "m",
             "set_model",
-            "Invalid set_model command: \"provider\" must be a string"
+            "Invalid set_model command: missing field `provider`"
         )
     );
     rpc.send(json!({"id": 7, "type": "prompt"}));
     assert_eq!(
         rpc.next(),
         json!({"id": 7, "type": "response", "command": "prompt", "success": false,
-               "error": "Invalid prompt command: \"message\" must be a string"})
+               "error": "Invalid prompt command: missing field `message`"})
     );
     rpc.send_raw("{\"id\":\"crlf\",\"type\":\"get_commands\"}\r");
     assert_eq!(

@@ -1,10 +1,8 @@
 //! JavaScript semantics the validator must reproduce: `Number(text)`, `String(number)` and
 //! `JSON.stringify(value, null, 2)`.
 
-use serde_json::{Number, Value};
-
-/// 2^53: integers up to this magnitude are exact in a JS number.
-const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_992.0;
+use rho_stdx::js::json_number_text;
+use serde_json::Value;
 
 /// JS `Number(text)` for non-blank text: decimal literals and `0x`/`0o`/`0b` integers.
 pub(super) fn parse_js_number(text: &str) -> Option<f64> {
@@ -31,69 +29,12 @@ pub(super) fn parse_js_number(text: &str) -> Option<f64> {
     )
 }
 
-/// A JSON number for `x`, integral when it is a safe integer (so `"5"` becomes `5`, not `5.0`).
-pub(super) fn number_value(x: f64) -> Value {
-    if x.fract() == 0.0 && x.abs() <= MAX_SAFE_INTEGER {
-        Value::from(x as i64) // exact: a safe integer fits in i64
-    } else {
-        Number::from_f64(x).map_or(Value::Null, Value::Number)
-    }
-}
-
 /// A JSON value's text as JS prints a number (`5`, not `5.0`); other values as JSON.
 pub(super) fn js_value(value: &Value) -> String {
     match value {
-        Value::Number(number) => js_number(number),
+        Value::Number(number) => json_number_text(number),
         other => other.to_string(),
     }
-}
-
-/// A JSON number as JS `String(x)` prints it.
-pub(super) fn js_number(number: &Number) -> String {
-    match number.as_i64() {
-        Some(int) if int.unsigned_abs() <= 1 << 53 => int.to_string(),
-        _ => number.as_f64().map_or_else(|| number.to_string(), js_float),
-    }
-}
-
-/// ECMAScript `Number::prototype.toString()` for an `f64`.
-pub(super) fn js_float(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        let special = if x == 0.0 {
-            "0"
-        } else if x.is_nan() {
-            "NaN"
-        } else {
-            "Infinity"
-        };
-        return format!("{}{special}", if x < 0.0 { "-" } else { "" });
-    }
-    // `{:e}` gives the shortest round-trip digits, e.g. "1.5e-7" or "5e0".
-    let scientific = format!("{:e}", x.abs());
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let exponent: i64 = exponent.parse().unwrap_or(0);
-    let count = i64::try_from(digits.len()).unwrap_or(i64::MAX);
-    let point = exponent + 1; // the value is 0.<digits> × 10^point
-    let zeros = |n: i64| "0".repeat(usize::try_from(n).unwrap_or(0));
-    let body = if count <= point && point <= 21 {
-        format!("{digits}{}", zeros(point - count))
-    } else if 0 < point && point <= 21 {
-        let (int, fraction) = digits.split_at(usize::try_from(point).unwrap_or(0));
-        format!("{int}.{fraction}")
-    } else if -6 < point && point <= 0 {
-        format!("0.{}{digits}", zeros(-point))
-    } else {
-        let (first, rest) = digits.split_at(1);
-        let fraction = if rest.is_empty() {
-            String::new()
-        } else {
-            format!(".{rest}")
-        };
-        let exp_sign = if exponent >= 0 { "+" } else { "-" };
-        format!("{first}{fraction}e{exp_sign}{}", exponent.unsigned_abs())
-    };
-    format!("{}{body}", if x < 0.0 { "-" } else { "" })
 }
 
 /// `JSON.stringify(value, null, 2)`: JS number text and JS key order (array-index keys first,
@@ -104,7 +45,7 @@ pub(super) fn write_js_json(value: &Value, depth: usize, out: &mut String) {
         out.push_str(&"  ".repeat(depth));
     };
     match value {
-        Value::Number(number) => out.push_str(&js_number(number)),
+        Value::Number(number) => out.push_str(&json_number_text(number)),
         Value::Array(items) if !items.is_empty() => {
             out.push('[');
             for (index, item) in items.iter().enumerate() {

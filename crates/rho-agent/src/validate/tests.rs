@@ -3,8 +3,8 @@
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::js::js_float;
 use super::{ArgumentValidator, SchemaError};
+use rho_stdx::js::number_text as js_float;
 
 fn validator(schema: Value) -> ArgumentValidator {
     ArgumentValidator::compile("tool", &schema).expect("schema compiles")

@@ -42,7 +42,7 @@ pub enum PathEntryKind {
 }
 
 impl PathEntry {
-    fn message(&self) -> Option<&AgentMessage> {
+    pub(crate) fn message(&self) -> Option<&AgentMessage> {
         match &self.kind {
             PathEntryKind::Message(m) => Some(m),
             _ => None,

@@ -83,6 +83,13 @@ pub fn prepare_compaction(
             file_ops.add_details(details);
         }
     }
+    // Settings entries alone (a session whose first prompt has not run) hold nothing to summarise.
+    if path[boundary_start.min(path.len())..]
+        .iter()
+        .all(|entry| entry.message().is_none())
+    {
+        return Err(PrepareError::NothingToCompact);
+    }
     let tokens_before = estimate_context_tokens(&context_messages(path)).tokens;
     let cut = find_cut_point(path, boundary_start, path.len(), policy.keep_recent_tokens);
     let first_kept = path

@@ -54,13 +54,16 @@ pub struct RetrySettings {
     pub max_retries: Option<u32>,
     /// `retry.baseDelayMs` (2000).
     pub base_delay_ms: Option<u64>,
+    /// `retry.maxAgentDelayMs` (60000): the longest backoff between two attempts.
+    pub max_agent_delay_ms: Option<u64>,
     /// `retry.provider.*`.
     #[serde(default)]
     pub provider: ProviderRetrySettings,
 }
 
 /// `retry.provider`: provider-level options. rho's providers make no hidden retries, so only
-/// `maxRetryDelayMs` has a meaning for rho; the others are read and not used.
+/// `maxRetryDelayMs` has a meaning for rho (`timeoutMs` and `maxRetries` are warned about when
+/// set: see `Settings::unsupported`).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderRetrySettings {
@@ -119,6 +122,10 @@ impl Settings {
             enabled: self.retry.enabled.unwrap_or(defaults.enabled),
             max_retries: self.retry.max_retries.unwrap_or(defaults.max_retries),
             base_delay_ms: self.retry.base_delay_ms.unwrap_or(defaults.base_delay_ms),
+            max_delay_ms: self
+                .retry
+                .max_agent_delay_ms
+                .unwrap_or(defaults.max_delay_ms),
         }
     }
 
@@ -128,6 +135,15 @@ impl Settings {
             max_turns: self.budget.max_turns,
             max_cost: self.budget.max_cost,
             max_tokens: self.budget.max_tokens,
+        }
+    }
+
+    /// `retry.provider.maxRetryDelayMs`: the longest `retry-after` a provider may ask for
+    /// before the call fails at once (default 60 s; `None` when set to 0, no cap).
+    pub fn max_retry_delay(&self) -> Option<Duration> {
+        match self.retry.provider.max_retry_delay_ms.unwrap_or(60_000) {
+            0 => None,
+            ms => Some(Duration::from_millis(ms)),
         }
     }
 

@@ -44,7 +44,8 @@ fn the_project_file_overrides_the_global_one_key_by_key() {
         RetryPolicy {
             enabled: true,
             max_retries: 5,
-            base_delay_ms: 1
+            base_delay_ms: 1,
+            max_delay_ms: 60_000,
         }
     );
     assert_eq!(settings.budget().max_turns, Some(4));

@@ -64,7 +64,7 @@ async fn a_compacted_session_file_keeps_everything_and_rebuilds_the_compacted_vi
     let again = prepare_compaction(&path_entries(&file.branch_entries(None)), &policy);
     assert_eq!(again, Err(PrepareError::AlreadyCompacted));
 
-    let path = file.path().to_owned();
+    let path = file.path().unwrap().to_owned();
     drop(file);
     let (mut reopened, warnings) = SessionFile::open(&path).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");

@@ -6,7 +6,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use rho_agent::{Agent, AgentEvent, AgentOptions};
+use rho_agent::{AgentEvent, AgentOptions};
 use rho_ai::faux::{FauxProvider, faux_message, faux_text, faux_tool_call};
 use rho_gate::sandbox::landlock_abi;
 use rho_gate::{CommandRules, GatePolicy, PermissionMode, Sandbox};
@@ -120,7 +120,7 @@ pub async fn run_call(
     };
     options.tools = create_tools(policy.cwd(), &ALL_TOOLS, Some(&confinement));
     options.tool_hooks = Some(Arc::new(Gate::new(policy)));
-    let session = AgentSession::new(Agent::new(options));
+    let session = AgentSession::new(options);
     let ends = Arc::new(Mutex::new(Vec::new()));
     let sink = ends.clone();
     session.subscribe(move |event| {

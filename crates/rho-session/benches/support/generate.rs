@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rho_agent::AgentMessage;
+use rho_ai::AgentMessage;
 use rho_ai::{
     AssistantMessage, ContentBlock, Message, StopReason, ToolCall, ToolResultMessage, Usage,
     UserMessage,
@@ -83,5 +83,5 @@ fn generate_with(dir: &Path, entries: usize, compact: bool) -> Result<PathBuf, S
         })?;
     }
     session.sync()?;
-    Ok(session.path().to_path_buf())
+    Ok(session.path().unwrap().to_path_buf())
 }

@@ -69,7 +69,9 @@ pub fn export_open_session(
     );
     let path = match output {
         Some(output) => cwd.join(output),
-        None => cwd.join(default_output_name(session.path())),
+        None => cwd.join(default_output_name(
+            session.path().unwrap_or(Path::new("session.jsonl")),
+        )),
     };
     std::fs::write(&path, html).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(path)

@@ -1,121 +1,47 @@
-//! The state behind the RPC commands: the current session (replaced by the session commands
-//! and `set_auto_retry`), its session file, model and thinking level, the user shell, and the
-//! output gate.
+//! The state behind the RPC commands: the live session (replaced by the session commands), the
+//! kit every session of this process is built with, the model catalog, the user's shell command,
+//! and stdout.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
-use rho_agent::{AgentMessage, AgentTool, QueueMode, ToolHooks};
-use rho_ai::{Model, ThinkingLevel};
-use rho_host::compaction::CompactionPolicy;
-use rho_host::prompt::PromptResources;
-use rho_host::{AgentSession, Budget, RetryPolicy};
+use rho_ai::ThinkingLevel;
+use rho_host::AgentSession;
 use rho_models::{DEFAULT_THINKING_LEVEL, ModelEntry, clamp_thinking_level};
-use rho_session::SessionError;
-use serde::Serialize;
+use rho_session::{SessionContext, SessionError, SessionFile};
+use rho_stdx::sync::lock;
 use serde_json::json;
 
-use super::backing::Backing;
-use super::build::{Seed, Shared, Target, build};
-use super::models::{ModelCatalog, ModelSwitchError, RoutedProvider};
+use super::models::{ModelCatalog, ModelSwitchError, Route};
+use super::reply::Output;
 use super::user_bash::BashCancel;
-use crate::output::write_json_line;
 use crate::remember::Remember;
+use crate::session_builder::{SessionKit, SessionStart, build};
 use crate::settings_save::SaveError;
-
-/// Writes responses and events; after `close` nothing more is written (Pi unsubscribes from the
-/// session before it exits).
-#[derive(Default)]
-pub struct Output {
-    closed: AtomicBool,
-}
-
-impl Output {
-    /// Writes one JSON line, whole, unless the output is closed.
-    pub fn write(&self, value: &impl Serialize) {
-        if !self.closed.load(Ordering::SeqCst) {
-            write_json_line(value);
-        }
-    }
-
-    /// Stops all further output.
-    pub fn close(&self) {
-        self.closed.store(true, Ordering::SeqCst);
-    }
-}
-
-/// One session of the process, with what the protocol tracks beside it.
-#[derive(Clone)]
-pub struct Current {
-    /// The session.
-    pub session: AgentSession,
-    /// Its id (`sessionId`): the session file's header id.
-    pub id: String,
-    /// Whether a prompt was accepted and has not settled yet.
-    pub busy: Arc<AtomicBool>,
-    /// Pending steering plus follow-up messages, from the last `queue_update`.
-    pub queued: Arc<AtomicUsize>,
-    /// Its session file.
-    pub backing: Arc<Mutex<Backing>>,
-    /// Opens the first output listener; closed when a pending file is written, because the
-    /// file's writer must be subscribed before the listener that prints.
-    pub output_gate: Arc<AtomicBool>,
-    pub(super) epoch: u64,
-}
-
-/// What every session of this process is built from.
-pub struct HostConfig {
-    /// The working directory.
-    pub cwd: PathBuf,
-    /// The active tools.
-    pub tools: Vec<Arc<dyn AgentTool>>,
-    /// The gate in front of the tools.
-    pub gate: Arc<dyn ToolHooks>,
-    /// The system prompt.
-    pub system_prompt: Arc<str>,
-    /// Skills and templates for `/skill:name` and `/template` prompts.
-    pub resources: Arc<PromptResources>,
-    /// The per-prompt budget.
-    pub budget: Budget,
-    /// The auto-retry policy.
-    pub retry: RetryPolicy,
-    /// The `compaction` settings (auto-compaction is then switched per session).
-    pub compaction: CompactionPolicy,
-    /// The models a client may switch to.
-    pub catalog: ModelCatalog,
-    /// The first session's steering mode (settings `steeringMode`).
-    pub steering_mode: QueueMode,
-    /// The first session's follow-up mode (settings `followUpMode`).
-    pub follow_up_mode: QueueMode,
-    /// Where a client's model, level and mode choices are kept for the next run.
-    pub remember: Remember,
-}
 
 /// The RPC host.
 pub struct Host {
-    pub(super) config: HostConfig,
-    pub(super) router: Arc<RoutedProvider>,
-    /// The writer of stdout.
+    /// What every session is built with.
+    pub kit: SessionKit,
+    /// The models a client may switch to.
+    pub catalog: ModelCatalog,
+    /// Where a client's model, level and mode choices are kept for the next run.
+    pub remember: Remember,
+    /// stdout.
     pub output: Arc<Output>,
-    pub(super) current: Mutex<Current>,
-    pub(super) epoch: Arc<AtomicU64>,
-    pub(super) retry: Mutex<RetryPolicy>,
+    live: Mutex<AgentSession>,
+    /// The number of the live session: a replaced session's late events are not printed.
+    epoch: Arc<AtomicU64>,
     /// Where `new_session` puts its file; `None` keeps sessions in memory.
-    pub(super) session_dir: Mutex<Option<PathBuf>>,
-    /// `bashExecution` messages recorded while a prompt ran, added when it settles.
-    pub(super) pending_bash: Mutex<Vec<AgentMessage>>,
+    session_dir: Mutex<Option<PathBuf>>,
     /// The running user shell command.
-    pub bash_cancel: Mutex<Option<BashCancel>>,
-}
-
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+    user_bash: Mutex<Option<BashCancel>>,
 }
 
 /// Reports a settings write that failed: the choice holds for this run, stdout stays protocol
 /// only.
-pub(super) fn report_unremembered(result: Result<(), SaveError>) {
+pub fn report_unremembered(result: Result<(), SaveError>) {
     if let Err(error) = result {
         eprintln!("Warning: {error}");
     }
@@ -123,174 +49,124 @@ pub(super) fn report_unremembered(result: Result<(), SaveError>) {
 
 /// Reports a session file write that failed: the run goes on, the client's stdout stays
 /// protocol only.
-pub(super) fn report_unsaved(result: Result<(), SessionError>) {
+pub fn report_unsaved(result: Result<(), SessionError>) {
     if let Err(error) = result {
         eprintln!("Error: the session was not fully saved: {error}");
     }
 }
 
 impl Host {
-    /// A host whose first session uses `model` (routed through `route`) at `thinking`, keeps
-    /// no file and puts new sessions in `session_dir`.
-    pub fn new(
-        config: HostConfig,
-        model: Model,
-        route: super::models::Route,
-        thinking: ThinkingLevel,
+    /// A host whose first session starts from `start`, putting new sessions in `session_dir`.
+    pub fn start(
+        kit: SessionKit,
+        catalog: ModelCatalog,
+        remember: Remember,
         session_dir: Option<PathBuf>,
-    ) -> Arc<Self> {
-        let router = Arc::new(RoutedProvider::new(&model, route));
+        start: SessionStart,
+    ) -> Result<Arc<Host>, SessionError> {
         let output = Arc::new(Output::default());
         let epoch = Arc::new(AtomicU64::new(0));
-        let seed = Seed {
-            model,
-            thinking,
-            steering: config.steering_mode,
-            follow_up: config.follow_up_mode,
-            messages: Vec::new(),
-            auto_compaction: config.compaction.enabled,
-        };
-        let retry = config.retry;
-        let shared = Shared {
-            config: &config,
-            router: &router,
-            output: &output,
-            epoch: &epoch,
-        };
-        let first = build(&shared, retry, seed, Target::Memory { name: None });
-        Arc::new(Host {
-            config,
-            router,
+        let first = build(&kit, start)?;
+        subscribe_output(&first, &output, &epoch, 0);
+        Ok(Arc::new(Host {
+            kit,
+            catalog,
+            remember,
             output,
-            current: Mutex::new(first),
+            live: Mutex::new(first),
             epoch,
-            retry: Mutex::new(retry),
             session_dir: Mutex::new(session_dir),
-            pending_bash: Mutex::new(Vec::new()),
-            bash_cancel: Mutex::new(None),
-        })
+            user_bash: Mutex::new(None),
+        }))
     }
 
-    pub(super) fn shared(&self) -> Shared<'_> {
-        Shared {
-            config: &self.config,
-            router: &self.router,
-            output: &self.output,
-            epoch: &self.epoch,
-        }
+    /// The live session.
+    pub fn session(&self) -> AgentSession {
+        lock(&self.live).clone()
     }
 
     /// The working directory.
     pub fn cwd(&self) -> &PathBuf {
-        &self.config.cwd
+        &self.kit.cwd
     }
 
-    /// The model catalog.
-    pub fn catalog(&self) -> &ModelCatalog {
-        &self.config.catalog
+    /// Where `new_session` puts its file.
+    pub fn session_dir(&self) -> Option<PathBuf> {
+        lock(&self.session_dir).clone()
     }
 
-    /// The current session.
-    pub fn current(&self) -> Current {
-        lock(&self.current).clone()
+    /// `switch_session` moved to another directory: new sessions go there.
+    pub fn set_session_dir(&self, dir: PathBuf) {
+        *lock(&self.session_dir) = Some(dir);
     }
 
-    /// Rebuilds the session with auto-retry on or off, keeping the transcript and the session
-    /// file; refused while a prompt runs, because the running prompt's retry policy cannot
-    /// change under it.
-    pub fn set_auto_retry(&self, enabled: bool) -> Result<(), String> {
-        if self.current().busy.load(Ordering::SeqCst) {
-            return Err(
-                "Cannot change auto-retry while the agent is processing a prompt".to_owned(),
-            );
-        }
-        lock(&self.retry).enabled = enabled;
-        report_unremembered(self.config.remember.auto_retry(enabled));
-        let mut current = lock(&self.current);
-        let seed = self.seed_of(&current, true);
-        let target = match &mut *lock(&current.backing) {
-            Backing::Memory { name } => Target::Memory { name: name.clone() },
-            Backing::Pending(pending) => Target::Pending((**pending).clone()),
-            Backing::Open(persistence) => match persistence.detach() {
-                Some(file) => Target::Open(file),
-                None => Target::Memory { name: None },
-            },
-        };
-        *current = build(&self.shared(), *lock(&self.retry), seed, target);
-        Ok(())
-    }
-
-    /// The agent state of `current`, to start a replacement from.
-    pub(super) fn seed_of(&self, current: &Current, keep_messages: bool) -> Seed {
-        let agent = current.session.agent();
-        agent.with_state(|s| Seed {
-            model: s.model.clone(),
-            thinking: s.thinking_level,
-            steering: agent.steering_mode(),
-            follow_up: agent.follow_up_mode(),
-            messages: if keep_messages {
-                s.messages.clone()
-            } else {
-                Vec::new()
-            },
-            auto_compaction: current.session.auto_compaction_enabled(),
-        })
-    }
-
-    /// Records a `bashExecution` message: now when idle, else after the running prompt (Pi
-    /// keeps tool calls and their results together).
-    pub fn record_bash(&self, message: AgentMessage) {
-        let current = self.current();
-        if current.busy.load(Ordering::SeqCst) {
-            lock(&self.pending_bash).push(message);
-        } else {
-            report_unsaved(lock(&current.backing).append_message(&message));
-            current
-                .session
-                .agent()
-                .update_state(|s| s.messages.push(message));
-        }
-    }
-
-    /// Adds the messages held back while a prompt ran.
-    pub fn flush_pending_bash(&self) {
-        let pending: Vec<AgentMessage> = std::mem::take(&mut *lock(&self.pending_bash));
-        if pending.is_empty() {
-            return;
-        }
-        let current = self.current();
+    /// A start for a session replacing the live one: its model, level, queue modes and
+    /// switches carry over; the record and what it restores are the caller's. With `restore`,
+    /// an opened file's own model (when the catalog has it) and thinking level win.
+    pub fn next_start(
+        &self,
+        file: SessionFile,
+        context: SessionContext,
+        restore: Restore,
+    ) -> SessionStart {
+        let session = self.session();
+        let agent = session.agent();
+        let (mut model, mut thinking) = agent.with_state(|s| (s.model.clone(), s.thinking_level));
+        let resumed = !context.messages.is_empty();
+        if let Some(saved) = context.model.as_ref().filter(|_| restore.model && resumed)
+            && let Ok((entry, route)) = self.catalog.resolve(&saved.provider, &saved.model_id)
         {
-            let backing = lock(&current.backing);
-            for message in &pending {
-                report_unsaved(backing.append_message(message));
-            }
+            self.kit.router.add_route(&entry.model, route);
+            model = entry.model;
         }
-        current
-            .session
-            .agent()
-            .update_state(|s| s.messages.extend(pending));
+        if restore.thinking
+            && resumed
+            && restore.has_thinking_entry
+            && let Some(level) = ThinkingLevel::parse(&context.thinking_level)
+        {
+            thinking = level;
+        }
+        thinking = clamp_thinking_level(&self.catalog.entry_of(&model), thinking);
+        SessionStart {
+            file,
+            context,
+            model,
+            thinking,
+            queue_modes: (agent.steering_mode(), agent.follow_up_mode()),
+            auto_compaction: session.auto_compaction_enabled(),
+            auto_retry: session.auto_retry_enabled(),
+        }
+    }
+
+    /// Makes a session built from `start` the live one; the old one's run is aborted and its
+    /// file released first (a caller that needed the same file released it already).
+    pub async fn replace(&self, start: SessionStart) -> Result<(), SessionError> {
+        let old = self.session();
+        old.abort().await;
+        release(&old);
+        let next = build(&self.kit, start)?;
+        let mine = self.epoch.fetch_add(1, Ordering::SeqCst) + 1;
+        subscribe_output(&next, &self.output, &self.epoch, mine);
+        *lock(&self.live) = next;
+        Ok(())
     }
 
     /// The catalog entry of the current model.
     pub fn current_entry(&self) -> ModelEntry {
-        let model = self
-            .current()
-            .session
-            .agent()
-            .with_state(|s| s.model.clone());
-        self.config.catalog.entry_of(&model)
+        let model = self.session().agent().with_state(|s| s.model.clone());
+        self.catalog.entry_of(&model)
     }
 
     /// Switches to an available model and re-clamps the thinking level (Pi's `setModel`).
     pub fn set_model(&self, provider: &str, id: &str) -> Result<ModelEntry, ModelSwitchError> {
-        let (entry, route) = self.config.catalog.resolve(provider, id)?;
+        let (entry, route) = self.catalog.resolve(provider, id)?;
         self.switch_to(&entry, route);
         Ok(entry)
     }
 
     /// Moves to the available model after the current one; `None` when there is at most one.
     pub fn cycle_model(&self) -> Result<Option<ModelEntry>, ModelSwitchError> {
-        let available = self.config.catalog.available();
+        let available = self.catalog.available();
         if available.len() <= 1 {
             return Ok(None);
         }
@@ -300,15 +176,15 @@ impl Host {
             .position(|e| e.model.provider == current.provider && e.model.id == current.id)
             .unwrap_or(0);
         let next = available[(index + 1) % available.len()].clone();
-        let route = self.config.catalog.route(&next)?;
+        let route = self.catalog.route(&next)?;
         self.switch_to(&next, route);
         Ok(Some(next))
     }
 
-    fn switch_to(&self, entry: &ModelEntry, route: super::models::Route) {
-        self.router.add_route(&entry.model, route);
-        let current = self.current();
-        let agent = current.session.agent();
+    fn switch_to(&self, entry: &ModelEntry, route: Route) {
+        self.kit.router.add_route(&entry.model, route);
+        let session = self.session();
+        let agent = session.agent();
         // A model without reasoning keeps no level of its own: the next one starts at the default.
         let previous_reasons = self.current_entry().model.reasoning;
         let level = agent.with_state(|s| s.thinking_level);
@@ -318,14 +194,12 @@ impl Host {
             DEFAULT_THINKING_LEVEL
         };
         agent.update_state(|s| s.model = entry.model.clone());
-        if let Some(persistence) = lock(&current.backing).persistence() {
-            report_unsaved(persistence.record_model_change(&entry.model.provider, &entry.model.id));
-        }
-        report_unremembered(
-            self.config
-                .remember
-                .model(&entry.model.provider, &entry.model.id),
+        report_unsaved(
+            session
+                .record()
+                .record_model_change(&entry.model.provider, &entry.model.id),
         );
+        report_unremembered(self.remember.model(&entry.model.provider, &entry.model.id));
         self.set_thinking_level(wanted);
     }
 
@@ -334,29 +208,80 @@ impl Host {
     pub fn set_thinking_level(&self, level: ThinkingLevel) {
         let entry = self.current_entry();
         let effective = clamp_thinking_level(&entry, level);
-        let current = self.current();
-        let previous = current
-            .session
+        let session = self.session();
+        let previous = session
             .agent()
             .update_state(|s| std::mem::replace(&mut s.thinking_level, effective));
         if previous != effective {
-            if let Some(persistence) = lock(&current.backing).persistence() {
-                report_unsaved(persistence.record_thinking_level(effective));
-            }
+            report_unsaved(session.record().record_thinking_level(effective));
             report_unremembered(
-                self.config
-                    .remember
+                self.remember
                     .thinking_level(effective, entry.model.reasoning),
             );
             self.output
                 .write(&json!({"type": "thinking_level_changed", "level": effective}));
         }
     }
+
+    /// Starts tracking a user shell command (replacing none: one runs at a time per client).
+    pub fn begin_user_bash(&self) -> BashCancel {
+        let cancel = BashCancel::new();
+        *lock(&self.user_bash) = Some(cancel.clone());
+        cancel
+    }
+
+    /// Stops the user shell command, if one runs.
+    pub fn abort_user_bash(&self) {
+        if let Some(cancel) = lock(&self.user_bash).take() {
+            cancel.cancel();
+        }
+    }
+
+    /// Stops serving: nothing more is written, the run and any user command are stopped so no
+    /// process of theirs outlives rho, and the live file is flushed and released.
+    pub async fn shut_down(&self) {
+        self.output.close();
+        self.abort_user_bash();
+        let session = self.session();
+        session.abort().await;
+        session.record().flush().await;
+        release(&session);
+    }
 }
 
-impl Current {
-    /// Whether this is still the session clients talk to.
-    pub fn is_live(&self, host: &Host) -> bool {
-        host.epoch.load(Ordering::SeqCst) == self.epoch
+/// Lets go of `session`'s file (its lock too), reporting what could not be written.
+pub fn release(session: &AgentSession) {
+    let record = session.record();
+    drop(record.detach());
+    for error in record.take_errors() {
+        eprintln!("Error: the session was not fully saved: {error}");
     }
+}
+
+/// Which of a file's settings a newly opened session takes over (the rest stay as they are).
+#[derive(Clone, Copy, Debug)]
+pub struct Restore {
+    /// The model of the file's last `model_change`, when the catalog has it.
+    pub model: bool,
+    /// The level of the file's last `thinking_level_change`.
+    pub thinking: bool,
+    /// Whether the branch holds a `thinking_level_change` at all (without one, the level stays).
+    pub has_thinking_entry: bool,
+}
+
+/// Prints `session`'s events while it is the live session (a replaced session's late events,
+/// the end of an aborted run, are not the client's).
+fn subscribe_output(
+    session: &AgentSession,
+    output: &Arc<Output>,
+    epoch: &Arc<AtomicU64>,
+    mine: u64,
+) {
+    let output = output.clone();
+    let epoch = epoch.clone();
+    session.subscribe(move |event| {
+        if epoch.load(Ordering::SeqCst) == mine {
+            output.write(event);
+        }
+    });
 }

@@ -10,29 +10,26 @@
 //! request; threshold and overflow compaction run on their own unless `set_auto_compaction`
 //! turns them off.
 
-mod backing;
-mod build;
+pub(crate) mod commands;
 mod dispatch;
 mod host;
 pub(crate) mod models;
 mod protocol;
-mod session_commands;
-pub(crate) mod sessions;
+mod reply;
 mod setup;
 pub(crate) mod stats;
 pub(crate) mod user_bash;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
+use rho_session::EntryKind;
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
-use self::backing::PendingFile;
-use self::build::Target;
-use self::host::{Host, HostConfig};
-use self::sessions::Restore;
+use self::host::{Host, Restore};
 use crate::cli::Cli;
+use crate::session_builder::{self, Extras, SessionStart};
 use crate::session_choice::{SessionTarget, choose_session, restored_thinking};
 
 /// Exit codes of the signals RPC mode ends on (pi-reference §7.7).
@@ -50,90 +47,95 @@ pub async fn run(cli: &Cli) -> anyhow::Result<u8> {
     }
     let launch_cwd = std::env::current_dir().context("cannot read the current directory")?;
     let home = rho_models::rho_home(&rho_models::ProcessEnvironment);
-    let chosen = choose_session(cli, &launch_cwd, home.as_deref())?;
-    let (target, session_dir, restore, cwd) = start_target(cli, chosen, &launch_cwd);
+    let target = choose_session(cli, &launch_cwd, home.as_deref())?;
+    let (session_dir, restore, cwd) = start_target(cli, &target, &launch_cwd);
     let settings = crate::setup::settings(&cwd)?;
     let first = setup::choose_model(cli, &settings)?;
-    let local = first.entry.model.provider == crate::local::LOCAL;
-    let workspace = crate::setup::workspace(cli, &settings, &cwd, local)?;
-    let config = HostConfig {
-        tools: workspace.tools,
-        gate: workspace.gate,
-        system_prompt: workspace.system_prompt,
-        resources: workspace.resources,
-        cwd,
-        budget: crate::setup::budget(cli, &settings)?,
-        retry: crate::setup::retry_policy(&settings)?,
-        compaction: rho_host::compaction::CompactionPolicy::from_settings(&settings.compaction),
-        catalog: first.catalog,
-        steering_mode: settings.steering_mode.unwrap_or_default(),
-        follow_up_mode: settings.follow_up_mode.unwrap_or_default(),
-        remember: crate::remember::Remember::in_home(home.as_deref()),
-    };
-    let host = Host::new(
-        config,
-        first.entry.model,
-        first.route,
-        first.thinking,
-        session_dir,
+    let queue_modes = (
+        settings.steering_mode.unwrap_or_default(),
+        settings.follow_up_mode.unwrap_or_default(),
     );
-    host.install(target, restore)?;
+    let extras = Extras {
+        approver: None,
+        context_hooks: Some(Arc::new(user_bash::UserBashContext)),
+    };
+    let kit = session_builder::kit(cli, &cwd, settings, &first.entry.model, first.route, extras)?;
+    let (file, context) = session_builder::record_for(target, &cwd);
+    let first_start = SessionStart {
+        file,
+        context,
+        model: first.entry.model,
+        thinking: first.thinking,
+        queue_modes,
+        auto_compaction: kit.compaction.enabled,
+        auto_retry: kit.retry.enabled,
+    };
+    let host = Host::start(
+        kit,
+        first.catalog,
+        crate::remember::Remember::in_home(home.as_deref()),
+        session_dir,
+        first_start,
+    )?;
+    if restore.model || restore.thinking {
+        // A resumed file's own model and level, as `switch_session` restores them.
+        let session = host.session();
+        let file = session.record().detach();
+        if let Some(file) = file {
+            let context = file.context();
+            let has_thinking_entry = file
+                .branch_entries(None)
+                .iter()
+                .any(|e| matches!(e.kind, EntryKind::ThinkingLevelChange { .. }));
+            let start = host.next_start(
+                file,
+                context,
+                Restore {
+                    has_thinking_entry,
+                    ..restore
+                },
+            );
+            host.replace(start).await?;
+        }
+    }
     let code = tokio::select! {
         () = serve(&host) => 0,
         code = signalled() => code,
     };
     // Like Pi, nothing is written once the process ends; the run and any user command are
     // stopped so no process of theirs outlives rho.
-    host.output.close();
-    if let Some(cancel) = host
-        .bash_cancel
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .take()
-    {
-        cancel.cancel();
-    }
-    host.current().session.abort().await;
-    host.release_file();
+    host.shut_down().await;
     Ok(code)
 }
 
-/// The first session's file, the directory `new_session` writes to, what a resumed file
-/// restores (not what the command line sets) and the working directory (a resumed session's
-/// own, as in `-p` mode).
+/// The directory `new_session` writes to, what a resumed file restores (not what the command
+/// line sets) and the working directory (a resumed session's own, as in `-p` mode).
 fn start_target(
     cli: &Cli,
-    chosen: SessionTarget,
-    launch_cwd: &std::path::Path,
-) -> (Target, Option<PathBuf>, Restore, PathBuf) {
-    let parent = |path: &std::path::Path| path.parent().map(std::path::Path::to_path_buf);
-    match chosen {
+    target: &SessionTarget,
+    launch_cwd: &Path,
+) -> (Option<PathBuf>, Restore, PathBuf) {
+    let parent = |path: &Path| path.parent().map(Path::to_path_buf);
+    let nothing = Restore {
+        model: false,
+        thinking: false,
+        has_thinking_entry: false,
+    };
+    match target {
         SessionTarget::Open(opened) => {
             let restore = Restore {
                 model: cli.model.as_deref().is_none_or(str::is_empty) && cli.provider.is_none(),
-                thinking: restored_thinking(cli, &opened).is_some(),
+                thinking: restored_thinking(cli, opened).is_some(),
+                has_thinking_entry: opened.has_thinking_entry,
             };
-            let dir = parent(opened.file.path());
-            (Target::Open(opened.file), dir, restore, opened.cwd)
+            let dir = opened.file.path().and_then(parent);
+            (dir, restore, opened.cwd.clone())
         }
-        SessionTarget::New { dir } => (
-            Target::Pending(PendingFile::in_dir(&dir, launch_cwd, None)),
-            Some(dir),
-            Restore::ALL,
-            launch_cwd.to_path_buf(),
-        ),
-        SessionTarget::NewAt(path) => (
-            Target::Pending(PendingFile::at(path.clone(), launch_cwd)),
-            parent(&path),
-            Restore::ALL,
-            launch_cwd.to_path_buf(),
-        ),
-        SessionTarget::Ephemeral | SessionTarget::Listed => (
-            Target::Memory { name: None },
-            None,
-            Restore::ALL,
-            launch_cwd.to_path_buf(),
-        ),
+        SessionTarget::New { dir } => (Some(dir.clone()), nothing, launch_cwd.to_path_buf()),
+        SessionTarget::NewAt(path) => (parent(path), nothing, launch_cwd.to_path_buf()),
+        SessionTarget::Ephemeral | SessionTarget::Listed => {
+            (None, nothing, launch_cwd.to_path_buf())
+        }
     }
 }
 

@@ -237,11 +237,8 @@ pub fn model_json(entry: &ModelEntry) -> Value {
     // JavaScript prints a whole number without a fraction: `0`, not `0.0`.
     if let Some(Value::Object(cost)) = model.get_mut("cost") {
         for value in cost.values_mut() {
-            if let Some(number) = value
-                .as_f64()
-                .filter(|n| n.fract() == 0.0 && n.abs() < 9.0e15)
-            {
-                *value = Value::from(number as i64);
+            if let Some(number) = value.as_f64() {
+                *value = rho_stdx::js::number_value(number);
             }
         }
     }

@@ -1,354 +1,232 @@
 //! The wire shapes of Pi's RPC protocol (pi-reference §7.6, Pi's `docs/rpc.md`): commands read
 //! from stdin, one JSON object a line, and the `response` objects written for them.
+//!
+//! [`Command`] is the only place a command's name is spelled: serde reads it from `type`, and
+//! [`Command::name`] / [`Command::NAMES`] come from the same variant names.
 
 use rho_agent::QueueMode;
 use rho_ai::{ImageContent, ThinkingLevel};
-use rho_models::parse_thinking_level;
+use serde::Deserialize;
 use serde_json::{Map, Value};
+use strum::{IntoStaticStr, VariantNames};
 
 /// How a prompt sent while the agent runs is queued.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 pub enum StreamingBehavior {
     /// Delivered after the current turn's tools.
+    #[serde(rename = "steer")]
     Steer,
     /// Delivered when the agent would stop.
+    #[serde(rename = "followUp")]
     FollowUp,
 }
 
 /// One command of the protocol, with its fields checked.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Deserialize, IntoStaticStr, VariantNames)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+#[strum(serialize_all = "snake_case")]
 pub enum Command {
-    /// `prompt`: run a user message, or queue it while the agent runs.
+    /// Run a user message, or queue it while the agent runs.
     Prompt {
         /// The text.
         message: String,
         /// Attached images.
+        #[serde(default, deserialize_with = "nullable")]
         images: Vec<ImageContent>,
         /// Required while the agent runs.
+        #[serde(default)]
         streaming_behavior: Option<StreamingBehavior>,
     },
-    /// `steer`: queue a steering message.
+    /// Queue a steering message.
     Steer {
         /// The text.
         message: String,
         /// Attached images.
+        #[serde(default, deserialize_with = "nullable")]
         images: Vec<ImageContent>,
     },
-    /// `follow_up`: queue a follow-up message.
+    /// Queue a follow-up message.
     FollowUp {
         /// The text.
         message: String,
         /// Attached images.
+        #[serde(default, deserialize_with = "nullable")]
         images: Vec<ImageContent>,
     },
-    /// `abort`: cancel the run and wait until the agent is idle.
+    /// Cancel the run and wait until the agent is idle.
     Abort,
-    /// `new_session`: start over with an empty transcript.
+    /// Start over with an empty transcript.
     NewSession {
         /// The new header's `parentSession`.
+        #[serde(default)]
         parent_session: Option<String>,
     },
-    /// `get_state`.
+    /// The session's state.
     GetState,
-    /// `get_messages`.
+    /// The transcript.
     GetMessages,
-    /// `set_model`.
+    /// Switch to a model.
     SetModel {
         /// The model's provider.
         provider: String,
         /// The model's id.
         model_id: String,
     },
-    /// `cycle_model`.
+    /// Switch to the next available model.
     CycleModel,
-    /// `get_available_models`.
+    /// The models a client may switch to.
     GetAvailableModels,
-    /// `set_thinking_level`.
+    /// Set the thinking level (clamped to the model).
     SetThinkingLevel {
-        /// The requested level (clamped to the model).
+        /// The requested level.
         level: ThinkingLevel,
     },
-    /// `cycle_thinking_level`.
+    /// Move to the model's next thinking level.
     CycleThinkingLevel,
-    /// `set_steering_mode`.
+    /// How queued steering messages are delivered.
     SetSteeringMode {
         /// The mode.
         mode: QueueMode,
     },
-    /// `set_follow_up_mode`.
+    /// How queued follow-up messages are delivered.
     SetFollowUpMode {
         /// The mode.
         mode: QueueMode,
     },
-    /// `compact`: summarise the older part of the session now.
+    /// Summarise the older part of the session now.
     Compact {
         /// What the summary should focus on.
+        #[serde(default)]
         custom_instructions: Option<String>,
     },
-    /// `set_auto_compaction`.
+    /// Turn automatic compaction on or off.
     SetAutoCompaction {
         /// Whether threshold and overflow compaction run on their own.
         enabled: bool,
     },
-    /// `set_auto_retry`.
+    /// Turn auto-retry on or off.
     SetAutoRetry {
         /// Whether failed runs are retried.
         enabled: bool,
     },
-    /// `abort_retry`.
+    /// Cancel a retry wait.
     AbortRetry,
-    /// `bash`: run a user shell command.
+    /// Run a user shell command.
     Bash {
         /// The command line.
         command: String,
     },
-    /// `abort_bash`.
+    /// Stop the user shell command.
     AbortBash,
-    /// `get_session_stats`.
+    /// Counts, tokens, cost and context use.
     GetSessionStats,
-    /// `export_html`.
+    /// The session as one HTML page.
     ExportHtml {
         /// Where to write the page (relative to the working directory).
+        #[serde(default)]
         output_path: Option<String>,
     },
-    /// `switch_session`.
+    /// Continue another session file.
     SwitchSession {
-        /// The session file to continue.
+        /// The session file.
         session_path: String,
     },
-    /// `fork`.
+    /// A new session holding the branch before a user message.
     Fork {
         /// The user message to fork before.
         entry_id: String,
     },
-    /// `clone`.
+    /// A new session holding the whole current branch.
     Clone,
-    /// `get_fork_messages`.
+    /// The user messages a fork may start before.
     GetForkMessages,
-    /// `get_last_assistant_text`.
+    /// The text of the last assistant reply.
     GetLastAssistantText,
-    /// `set_session_name`.
+    /// Name the session.
     SetSessionName {
-        /// The name, trimmed and not empty.
+        /// The name (trimmed; empty is refused).
         name: String,
     },
-    /// `get_commands`.
+    /// The commands a client may offer (skills, templates, extensions).
     GetCommands,
 }
 
-/// A parsed input line: the command with the `id` and `type` its response echoes.
+/// `null` reads as the default, as `undefined` does in Pi.
+fn nullable<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
+
+impl Command {
+    /// Every command's name, as `type` spells it.
+    pub const NAMES: &'static [&'static str] = Self::VARIANTS;
+
+    /// The command's name, as `type` spells it and its response echoes it.
+    pub fn name(&self) -> &'static str {
+        self.into()
+    }
+}
+
+/// A parsed input line: the command with the `id` its response echoes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Request {
     /// The command's `id`, any JSON value, echoed verbatim.
     pub id: Option<Value>,
-    /// The command's `type`.
-    pub kind: String,
     /// The command.
     pub command: Command,
 }
 
-/// Parses one input line. `Err` is the response to write instead of running anything.
+/// Parses one input line. `Err` is the response to write instead of running anything: a line
+/// that is not a JSON object is Pi's `parse` failure; an unknown command and bad fields are
+/// answered with the request's `id`.
 pub fn parse_line(line: &str) -> Result<Request, Box<Response>> {
-    let value: Value = serde_json::from_str(line).map_err(|error| {
-        Box::new(Response::failure(
-            None,
-            "parse",
-            parse_failure(&error.to_string()),
-        ))
-    })?;
+    let value: Value = serde_json::from_str(line)
+        .map_err(|error| Box::new(Response::failure(None, "parse", parse_failure(&error))))?;
     let Value::Object(object) = value else {
         return Err(Box::new(Response::failure(
             None,
             "parse",
-            parse_failure("a command must be a JSON object"),
-        )));
-    };
-    let Some(kind) = object
-        .get("type")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-    else {
-        return Err(Box::new(Response::failure(
-            None,
-            "parse",
-            parse_failure("a command needs a string \"type\""),
+            "Failed to parse command: a command must be a JSON object",
         )));
     };
     let id = object.get("id").cloned();
-    let fields = Fields {
-        object: &object,
-        kind: &kind,
+    let kind = match object.get("type") {
+        Some(Value::String(kind)) => kind.clone(),
+        _ => {
+            return Err(Box::new(Response::failure(
+                id,
+                "parse",
+                "Failed to parse command: a command needs a string \"type\"",
+            )));
+        }
     };
-    match fields.command() {
-        Ok(Some(command)) => Ok(Request { id, kind, command }),
-        // Pi answers an unknown command without its id.
-        Ok(None) => Err(Box::new(Response::failure(
-            None,
+    let Some(name) = Command::NAMES.iter().find(|name| **name == kind) else {
+        return Err(Box::new(Response::failure(
+            id,
             &kind,
             format!("Unknown command: {kind}"),
+        )));
+    };
+    match serde_json::from_value::<Command>(Value::Object(object)) {
+        Ok(command) => Ok(Request { id, command }),
+        Err(error) => Err(Box::new(Response::failure(
+            id,
+            name,
+            format!("Invalid {name} command: {error}"),
         ))),
-        Err(message) => Err(Box::new(Response::failure(id, &kind, message))),
     }
 }
 
-fn parse_failure(detail: &str) -> String {
-    format!("Failed to parse command: {detail}")
-}
-
-/// Reads the fields of one command object, naming the field and command in every complaint.
-struct Fields<'a> {
-    object: &'a Map<String, Value>,
-    kind: &'a str,
-}
-
-impl Fields<'_> {
-    fn command(&self) -> Result<Option<Command>, String> {
-        let command = match self.kind {
-            "prompt" => Command::Prompt {
-                message: self.string("message")?,
-                images: self.images()?,
-                streaming_behavior: self.streaming_behavior()?,
-            },
-            "steer" => Command::Steer {
-                message: self.string("message")?,
-                images: self.images()?,
-            },
-            "follow_up" => Command::FollowUp {
-                message: self.string("message")?,
-                images: self.images()?,
-            },
-            "abort" => Command::Abort,
-            "new_session" => Command::NewSession {
-                parent_session: self.optional_string("parentSession")?,
-            },
-            "get_state" => Command::GetState,
-            "get_messages" => Command::GetMessages,
-            "set_model" => Command::SetModel {
-                provider: self.string("provider")?,
-                model_id: self.string("modelId")?,
-            },
-            "cycle_model" => Command::CycleModel,
-            "get_available_models" => Command::GetAvailableModels,
-            "set_thinking_level" => {
-                let text = self.string("level")?;
-                let level = parse_thinking_level(&text).ok_or_else(|| {
-                    format!(
-                        "Invalid thinking level \"{text}\" (use off, minimal, low, medium, high or xhigh)"
-                    )
-                })?;
-                Command::SetThinkingLevel { level }
-            }
-            "cycle_thinking_level" => Command::CycleThinkingLevel,
-            "set_steering_mode" => Command::SetSteeringMode {
-                mode: self.queue_mode()?,
-            },
-            "set_follow_up_mode" => Command::SetFollowUpMode {
-                mode: self.queue_mode()?,
-            },
-            "compact" => Command::Compact {
-                custom_instructions: self.optional_string("customInstructions")?,
-            },
-            "set_auto_compaction" => Command::SetAutoCompaction {
-                enabled: self.boolean("enabled")?,
-            },
-            "set_auto_retry" => Command::SetAutoRetry {
-                enabled: self.boolean("enabled")?,
-            },
-            "abort_retry" => Command::AbortRetry,
-            "bash" => Command::Bash {
-                command: self.string("command")?,
-            },
-            "abort_bash" => Command::AbortBash,
-            "get_session_stats" => Command::GetSessionStats,
-            "export_html" => Command::ExportHtml {
-                output_path: self.optional_string("outputPath")?,
-            },
-            "switch_session" => Command::SwitchSession {
-                session_path: self.string("sessionPath")?,
-            },
-            "fork" => Command::Fork {
-                entry_id: self.string("entryId")?,
-            },
-            "clone" => Command::Clone,
-            "get_fork_messages" => Command::GetForkMessages,
-            "get_last_assistant_text" => Command::GetLastAssistantText,
-            "set_session_name" => {
-                let name = self.string("name")?.trim().to_owned();
-                if name.is_empty() {
-                    return Err("Session name cannot be empty".to_owned());
-                }
-                Command::SetSessionName { name }
-            }
-            "get_commands" => Command::GetCommands,
-            _ => return Ok(None),
-        };
-        Ok(Some(command))
-    }
-
-    fn invalid(&self, name: &str, expected: &str) -> String {
-        format!(
-            "Invalid {} command: \"{name}\" must be {expected}",
-            self.kind
-        )
-    }
-
-    fn string(&self, name: &str) -> Result<String, String> {
-        match self.object.get(name) {
-            Some(Value::String(text)) => Ok(text.clone()),
-            _ => Err(self.invalid(name, "a string")),
-        }
-    }
-
-    /// Absent and `null` both mean "not given", as `undefined` does in Pi.
-    fn optional_string(&self, name: &str) -> Result<Option<String>, String> {
-        match self.object.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(text)) => Ok(Some(text.clone())),
-            Some(_) => Err(self.invalid(name, "a string")),
-        }
-    }
-
-    fn boolean(&self, name: &str) -> Result<bool, String> {
-        self.object
-            .get(name)
-            .and_then(Value::as_bool)
-            .ok_or_else(|| self.invalid(name, "true or false"))
-    }
-
-    fn images(&self) -> Result<Vec<ImageContent>, String> {
-        let expected = "an array of {\"type\":\"image\",\"data\",\"mimeType\"} objects";
-        match self.object.get("images") {
-            None | Some(Value::Null) => Ok(Vec::new()),
-            Some(Value::Array(images)) => images
-                .iter()
-                .map(|image| {
-                    let is_image = image.get("type").and_then(Value::as_str) == Some("image");
-                    let parsed = serde_json::from_value::<ImageContent>(image.clone()).ok();
-                    parsed
-                        .filter(|_| is_image)
-                        .ok_or_else(|| self.invalid("images", expected))
-                })
-                .collect(),
-            Some(_) => Err(self.invalid("images", expected)),
-        }
-    }
-
-    fn streaming_behavior(&self) -> Result<Option<StreamingBehavior>, String> {
-        match self.optional_string("streamingBehavior") {
-            Ok(None) => Ok(None),
-            Ok(Some(text)) if text == "steer" => Ok(Some(StreamingBehavior::Steer)),
-            Ok(Some(text)) if text == "followUp" => Ok(Some(StreamingBehavior::FollowUp)),
-            _ => Err(self.invalid("streamingBehavior", "\"steer\" or \"followUp\"")),
-        }
-    }
-
-    fn queue_mode(&self) -> Result<QueueMode, String> {
-        match self.string("mode") {
-            Ok(text) if text == "all" => Ok(QueueMode::All),
-            Ok(text) if text == "one-at-a-time" => Ok(QueueMode::OneAtATime),
-            _ => Err(self.invalid("mode", "\"all\" or \"one-at-a-time\"")),
-        }
-    }
+/// Pi's text for a line that is not JSON: `Failed to parse command: <reason>`.
+fn parse_failure(error: &serde_json::Error) -> String {
+    format!("Failed to parse command: {error}")
 }
 
 /// A `response` object: `{id?, type:"response", command, success, data? | error}`, keys in Pi's
@@ -364,24 +242,6 @@ pub struct Response {
 }
 
 impl Response {
-    /// A success without data.
-    pub fn ok(id: Option<Value>, command: &str) -> Self {
-        Response {
-            id,
-            command: command.to_owned(),
-            outcome: Ok(None),
-        }
-    }
-
-    /// A success with `data` (which may be `null`).
-    pub fn data(id: Option<Value>, command: &str, data: Value) -> Self {
-        Response {
-            id,
-            command: command.to_owned(),
-            outcome: Ok(Some(data)),
-        }
-    }
-
     /// A failure with its message.
     pub fn failure(id: Option<Value>, command: &str, error: impl Into<String>) -> Self {
         Response {
@@ -412,5 +272,55 @@ impl Response {
             }
         }
         Value::Object(object)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn every_name_parses_to_its_own_command() {
+        for name in Command::NAMES {
+            let parsed = parse_line(&format!(r#"{{"type":"{name}","id":1}}"#));
+            // Commands with required fields fail, but they fail as themselves, with the id.
+            match parsed {
+                Ok(request) => assert_eq!(request.command.name(), *name),
+                Err(response) => {
+                    assert_eq!(response.command, *name);
+                    assert_eq!(response.id, Some(Value::from(1)));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_commands_and_bad_fields_echo_the_id() {
+        let unknown = parse_line(r#"{"type":"launch","id":"a"}"#).unwrap_err();
+        assert_eq!(
+            unknown.to_json(),
+            serde_json::json!({"id":"a","type":"response","command":"launch","success":false,"error":"Unknown command: launch"})
+        );
+        let bad = parse_line(r#"{"type":"prompt","id":7,"message":5}"#).unwrap_err();
+        assert_eq!(bad.id, Some(Value::from(7)));
+        assert_eq!(bad.command, "prompt");
+    }
+
+    #[test]
+    fn optional_fields_may_be_null() {
+        let request = parse_line(
+            r#"{"type":"prompt","message":"hi","images":null,"streamingBehavior":null}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            request.command,
+            Command::Prompt {
+                message: "hi".into(),
+                images: Vec::new(),
+                streaming_behavior: None
+            }
+        );
     }
 }

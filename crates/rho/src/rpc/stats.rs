@@ -43,25 +43,16 @@ pub fn session_stats(session_id: &str, messages: &[AgentMessage], context_window
             "total": input + output + cache_read + cache_write,
         }),
     );
-    stats.insert("cost".into(), js_number(cost));
+    stats.insert("cost".into(), rho_stdx::js::number_value(cost));
     if context_window > 0 {
         let tokens = estimate_context_tokens(messages);
         let percent = tokens as f64 / context_window as f64 * 100.0;
         stats.insert(
             "contextUsage".into(),
-            json!({"tokens": tokens, "contextWindow": context_window, "percent": js_number(percent)}),
+            json!({"tokens": tokens, "contextWindow": context_window, "percent": rho_stdx::js::number_value(percent)}),
         );
     }
     Value::Object(stats)
-}
-
-/// A float as JavaScript prints it: integral values without a fraction.
-fn js_number(value: f64) -> Value {
-    if value.fract() == 0.0 && value.abs() < 9.0e15 {
-        Value::from(value as i64)
-    } else {
-        Value::from(value)
-    }
 }
 
 /// The last valid usage's context size plus a chars/4 estimate of the messages after it (Pi's

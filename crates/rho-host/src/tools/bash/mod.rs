@@ -164,7 +164,10 @@ impl BashTool {
                 "Command aborted",
             ))),
             Ending::TimedOut => {
-                let seconds = args.timeout.map(js_number).unwrap_or_default();
+                let seconds = args
+                    .timeout
+                    .map(rho_stdx::js::json_number_text)
+                    .unwrap_or_default();
                 Err(ToolError::new(with_status(
                     &format_text(&snapshot, last_line_bytes, ""),
                     &format!("Command timed out after {seconds} seconds"),
@@ -254,14 +257,6 @@ fn timeout_duration(seconds: &Number) -> Option<Duration> {
         Duration::try_from_secs_f64(seconds).ok()
     } else {
         None
-    }
-}
-
-/// The number as JavaScript prints it in a template string: `1`, not `1.0`.
-fn js_number(number: &Number) -> String {
-    match number.as_f64() {
-        Some(f) if number.is_f64() && f.fract() == 0.0 && f.abs() < 1e21 => format!("{f:.0}"),
-        _ => number.to_string(),
     }
 }
 

@@ -8,24 +8,10 @@ use crate::tools::truncate::{DEFAULT_MAX_BYTES, Truncation, format_size, truncat
 /// `Number.MAX_SAFE_INTEGER`: the line limit Pi passes when only bytes should cut.
 pub(crate) const NO_LINE_LIMIT: usize = 9_007_199_254_740_991;
 
-/// Prints a number as JavaScript's `String(n)` does for the values tools see (`100`, `2.5`).
-pub(crate) fn js_number(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 1e21 {
-        // Integral and in range: JavaScript prints no fraction.
-        format!("{}", n as i64)
-    } else {
-        format!("{n}")
-    }
-}
-
+/// A number as JavaScript prints it (`String(n)`).
+pub(crate) use rho_stdx::js::number_text as js_number;
 /// The JSON value JavaScript would write for `n` (`100`, not `100.0`).
-pub(crate) fn js_number_value(n: f64) -> Value {
-    if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
-        Value::from(n as i64)
-    } else {
-        serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
-    }
-}
+pub(crate) use rho_stdx::js::number_value as js_number_value;
 
 /// A numeric argument as `f64`; anything else (absent, `null`, wrong type) is `None`.
 pub(crate) fn number_arg(args: &Value, key: &str) -> Option<f64> {

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use rho_ai::{AssistantMessage, Message, ToolResultMessage, UserMessage};
+use crate::message::{AssistantMessage, Message, ToolResultMessage, UserMessage};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

@@ -1,0 +1,507 @@
+//! The session layer over the [`Agent`] (Pi's `AgentSession`, pi-reference §4.8): it owns the
+//! agent, accepts prompts, forwards events in order, reports its queues with `queue_update`, and
+//! says `agent_settled` exactly once per prompt, when nothing more will run on its own.
+//!
+//! Each concern is a type that owns its state, and only this file composes them:
+//!
+//! | state | owner | file |
+//! |---|---|---|
+//! | transcript, model, tools, the agent's queues | [`Agent`] | `rho-agent` |
+//! | the prompt slot and its cancellation | `PromptSlot` | `session/slot.rs` |
+//! | the texts `queue_update` reports | `QueueMirror` | `session/queues.rs` |
+//! | listeners | `Listeners` | `session/events.rs` |
+//! | the prompt's tally against its budget | `Meter` | `budget.rs` |
+//! | auto-retry policy and the chain in progress | `Retry` | `retry.rs` |
+//! | compaction policy, the running compaction | `AutoCompaction` | `compact.rs` |
+//! | the session file (disk, pending or memory) | [`SessionRecord`] | `record.rs` |
+//!
+//! Those files import nothing from this one but the event types. The record is the first
+//! listener, so an entry is written before the event that announces it is shown.
+
+pub mod events;
+mod queues;
+mod slot;
+
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+
+use rho_agent::{Agent, AgentError, AgentEvent, AgentMessage, AgentOptions};
+use rho_ai::{ImageContent, StopReason, UserMessage};
+use rho_session::{SessionContext, SessionFile};
+use rho_stdx::sync::lock;
+
+use self::events::Listeners;
+pub use self::events::{SessionEvent, SessionNotice, Settled, SettledReason};
+use self::queues::{Queue, QueueMirror};
+use self::slot::{PromptSlot, SlotGuard};
+use crate::budget::{Budget, BudgetGate, Meter};
+use crate::compact::{AfterCompaction, AutoCompaction, Parts};
+use crate::compaction::{CodingAgentMessages, CompactionError, CompactionPolicy, CompactionResult};
+use crate::prompt::PromptResources;
+use crate::record::SessionRecord;
+use crate::retry::{Retry, RetryOutcome, RetryPolicy};
+
+/// Rejection of a prompt while a run is active.
+pub const SESSION_BUSY: &str = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
+
+/// Why the session refused a request.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    /// A run is active and the prompt was not queued.
+    #[error("{SESSION_BUSY}")]
+    Busy,
+    /// The agent refused.
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+}
+
+/// A session: one agent, one ordered event stream, one `agent_settled` per prompt. Cheap to
+/// clone; clones share the session.
+#[derive(Clone)]
+pub struct AgentSession {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    agent: Agent,
+    record: SessionRecord,
+    listeners: Listeners,
+    slot: Arc<PromptSlot>,
+    queues: Arc<QueueMirror>,
+    meter: Arc<Meter>,
+    retry: Retry,
+    compaction: AutoCompaction,
+    /// Skills and prompt templates that `/skill:name` and `/template` prompts expand to.
+    resources: Option<Arc<PromptResources>>,
+    /// Messages recorded while a prompt ran (a user's `!cmd`), added when it settles so a tool
+    /// call and its result stay together.
+    held_back: Mutex<Vec<AgentMessage>>,
+}
+
+/// Builds a session together with its agent, so budgets can reach the agent's turn gate.
+pub struct SessionBuilder {
+    options: AgentOptions,
+    retry: RetryPolicy,
+    budget: Budget,
+    resources: Option<Arc<PromptResources>>,
+    compaction: CompactionPolicy,
+    file: Option<SessionFile>,
+}
+
+impl SessionBuilder {
+    /// Sets the `compaction` settings (default: Pi's, enabled).
+    pub fn compaction(mut self, policy: CompactionPolicy) -> Self {
+        self.compaction = policy;
+        self
+    }
+
+    /// Sets the auto-retry policy (default: enabled, 3 retries, 2000 ms base delay).
+    pub fn retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// Sets the per-prompt budget (default: unlimited).
+    pub fn budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// Expands `/skill:name args` and `/template args` prompts with `resources` (as Pi does
+    /// before sending a prompt).
+    pub fn prompt_resources(mut self, resources: Arc<PromptResources>) -> Self {
+        self.resources = Some(resources);
+        self
+    }
+
+    /// Records the session into `file` (default: a session kept in memory).
+    pub fn file(mut self, file: SessionFile) -> Self {
+        self.file = Some(file);
+        self
+    }
+
+    /// Creates the agent and the session over it.
+    pub fn build(self) -> AgentSession {
+        let meter = Arc::new(Meter::new(self.budget));
+        let queues = Arc::new(QueueMirror::default());
+        let mut options = self.options;
+        if options.context_hooks.is_none() {
+            options.context_hooks = Some(Arc::new(CodingAgentMessages));
+        }
+        if self.budget.is_limited() {
+            let queued = queues.clone();
+            options.turn_gate = Some(Arc::new(BudgetGate {
+                meter: meter.clone(),
+                inner: options.turn_gate.take(),
+                more_work: Arc::new(move || queued.len() > 0),
+            }));
+        }
+        let agent = Agent::new(options);
+        let file = self.file.unwrap_or_else(|| SessionFile::in_memory(""));
+        let record = SessionRecord::new(file);
+        // The record hears every event first: an entry is written before its event is shown.
+        let listeners = Listeners::default();
+        let recorder = record.clone();
+        listeners.add(move |event| recorder.on_event(event));
+        let inner = Arc::new(Inner {
+            agent: agent.clone(),
+            record,
+            listeners,
+            slot: Arc::default(),
+            queues,
+            meter,
+            retry: Retry::new(self.retry),
+            compaction: AutoCompaction::new(self.compaction),
+            resources: self.resources,
+            held_back: Mutex::new(Vec::new()),
+        });
+        let forward = Arc::downgrade(&inner);
+        agent.subscribe(move |event| {
+            if let Some(inner) = forward.upgrade() {
+                inner.on_agent_event(event);
+            }
+        });
+        AgentSession { inner }
+    }
+}
+
+impl Inner {
+    /// Hands `event` to the record, then to every listener.
+    fn emit(&self, event: &SessionEvent) {
+        self.listeners.emit(event);
+    }
+
+    fn notice(&self, notice: SessionNotice) {
+        self.emit(&SessionEvent::Session(notice));
+    }
+
+    fn on_agent_event(&self, event: &AgentEvent) {
+        match event {
+            // A queued message is being delivered: the queue shrinks before its message_start.
+            AgentEvent::MessageStart { message } => {
+                self.compaction.message_started(message);
+                if let Some(user) = message.as_user()
+                    && let Some(update) = self.queues.user_message_started(&user.text_content())
+                {
+                    self.notice(update);
+                }
+            }
+            AgentEvent::MessageEnd { message } => {
+                if let Some(reply) = message.as_assistant() {
+                    self.meter.add_usage(&reply.usage);
+                    self.compaction.reply_ended(reply);
+                    self.emit(&SessionEvent::Agent(event.clone()));
+                    if let Some(end) = self.retry.reply_ended(reply) {
+                        self.notice(end);
+                    }
+                    return;
+                }
+            }
+            AgentEvent::TurnEnd { .. } => self.meter.add_turn(),
+            _ => {}
+        }
+        self.emit(&SessionEvent::Agent(event.clone()));
+    }
+
+    fn parts(&self) -> Parts<'_> {
+        Parts {
+            agent: &self.agent,
+            record: &self.record,
+            listeners: &self.listeners,
+            meter: &self.meter,
+        }
+    }
+
+    /// Runs one prompt to the end; the caller holds the slot.
+    async fn run_prompt(
+        &self,
+        text: &str,
+        images: Vec<ImageContent>,
+    ) -> Result<Settled, SessionError> {
+        if self.agent.is_running() {
+            return Err(SessionError::Busy);
+        }
+        self.meter.reset();
+        self.retry.reset();
+        self.compaction.reset();
+        let cancel = self.slot.new_cancel();
+        self.compaction.before_prompt(&self.parts(), &cancel).await;
+        // A skill that cannot be read leaves the prompt as typed (Pi does the same).
+        let text = match &self.resources {
+            Some(resources) => resources.expand_input(text).0,
+            None => text.to_owned(),
+        };
+        let message: AgentMessage = UserMessage::with_images(text, images).into();
+        self.queues.expect_prompt(true);
+        let started = self.agent.prompt(vec![message]).await;
+        self.queues.expect_prompt(false);
+        match started {
+            Err(AgentError::Busy(_)) => return Err(SessionError::Busy),
+            Err(other) => return Err(other.into()),
+            Ok(()) => {}
+        }
+        let outcome = loop {
+            let outcome = self
+                .retry
+                .run_chain(&self.agent, &self.listeners, &self.meter, &cancel)
+                .await;
+            if outcome == RetryOutcome::Cancelled || cancel.is_cancelled() {
+                break outcome;
+            }
+            if self.compaction.after_run(&self.parts(), &cancel).await == AfterCompaction::Stop {
+                break outcome;
+            }
+            if self.agent.continue_run().await.is_err() {
+                break outcome;
+            }
+        };
+        self.add_held_back();
+        Ok(self.settle(outcome))
+    }
+
+    /// Emits `agent_settled` for the prompt that just ended and returns it.
+    fn settle(&self, outcome: RetryOutcome) -> Settled {
+        let from_transcript = self.agent.with_state(|s| {
+            let last = s.messages.iter().rev().find_map(|m| m.as_assistant());
+            match last.map(|a| a.stop_reason) {
+                Some(StopReason::Error) => SettledReason::Error,
+                Some(StopReason::Aborted) => SettledReason::Aborted,
+                Some(_) => SettledReason::Completed,
+                None => SettledReason::Error,
+            }
+        });
+        let reason = if self.meter.tripped() {
+            SettledReason::Budget
+        } else if outcome == RetryOutcome::Cancelled {
+            SettledReason::Aborted
+        } else {
+            from_transcript
+        };
+        let tally = self.meter.take();
+        let settled = Settled {
+            reason,
+            turns: tally.turns,
+            usage: tally.usage,
+        };
+        self.notice(SessionNotice::AgentSettled(settled.clone()));
+        settled
+    }
+
+    /// Adds messages held back while a prompt ran to the record and the transcript.
+    fn add_held_back(&self) {
+        let held: Vec<AgentMessage> = std::mem::take(&mut *lock(&self.held_back));
+        for message in held {
+            self.append_message(message);
+        }
+    }
+
+    fn append_message(&self, message: AgentMessage) {
+        let appended = self
+            .record
+            .with_file(|file| file.append_message(message.clone()).map(drop));
+        if let Some(Err(error)) = appended {
+            self.record.keep_error(error);
+        }
+        self.agent.update_state(|s| s.messages.push(message));
+    }
+}
+
+impl AgentSession {
+    /// Wraps the options' agent with the default retry policy, no budget and a record kept in
+    /// memory.
+    pub fn new(options: AgentOptions) -> Self {
+        Self::builder(options).build()
+    }
+
+    /// A builder that creates the agent from `options`, with retry policy and budget.
+    pub fn builder(options: AgentOptions) -> SessionBuilder {
+        SessionBuilder {
+            options,
+            retry: RetryPolicy::default(),
+            budget: Budget::default(),
+            resources: None,
+            compaction: CompactionPolicy::default(),
+            file: None,
+        }
+    }
+
+    /// The agent.
+    pub fn agent(&self) -> &Agent {
+        &self.inner.agent
+    }
+
+    /// The session's record: its file, or its entries in memory.
+    pub fn record(&self) -> &SessionRecord {
+        &self.inner.record
+    }
+
+    /// Calls `listener` for every session event, in order (after the record has written the
+    /// entry an event announces).
+    pub fn subscribe(&self, listener: impl Fn(&SessionEvent) + Send + Sync + 'static) {
+        self.inner.listeners.add(listener);
+    }
+
+    /// Puts a restored context into the agent: its transcript becomes the agent's messages.
+    pub fn restore(&self, context: &SessionContext) {
+        let messages = context.messages.clone();
+        self.agent().update_state(|state| state.messages = messages);
+    }
+
+    /// Runs a text prompt to the end and settles it.
+    pub async fn prompt(&self, text: &str) -> Result<Settled, SessionError> {
+        self.prompt_with_images(text, Vec::new()).await
+    }
+
+    /// Runs a prompt with attached images (`[{type:"text"}, ...images]`) to the end and settles
+    /// it.
+    pub async fn prompt_with_images(
+        &self,
+        text: &str,
+        images: Vec<ImageContent>,
+    ) -> Result<Settled, SessionError> {
+        let guard = self.inner.slot.try_claim().ok_or(SessionError::Busy)?;
+        self.run_with(guard, text.to_owned(), images).await
+    }
+
+    /// Claims the session for a prompt now and returns the run, to be awaited (or spawned)
+    /// later: a caller that must answer "started" before the run's first event (RPC) knows the
+    /// prompt was accepted. The session is released when the run ends, panics or is dropped.
+    pub fn start_prompt(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+    ) -> Result<impl Future<Output = Result<Settled, SessionError>> + Send + 'static, SessionError>
+    {
+        let guard = self.inner.slot.try_claim().ok_or(SessionError::Busy)?;
+        let session = self.clone();
+        Ok(async move { session.run_with(guard, text, images).await })
+    }
+
+    async fn run_with(
+        &self,
+        _guard: SlotGuard,
+        text: String,
+        images: Vec<ImageContent>,
+    ) -> Result<Settled, SessionError> {
+        self.inner.run_prompt(&text, images).await
+    }
+
+    /// Whether a prompt or a compaction holds the session.
+    pub fn is_busy(&self) -> bool {
+        self.inner.slot.is_held()
+    }
+
+    /// Queues a steering message (delivered after the current turn's tools).
+    pub fn steer(&self, text: &str) {
+        self.steer_with_images(text, Vec::new());
+    }
+
+    /// Queues a steering message with attached images.
+    pub fn steer_with_images(&self, text: &str, images: Vec<ImageContent>) {
+        let update = self.inner.queues.push(Queue::Steering, text);
+        self.inner.notice(update);
+        self.agent()
+            .steer(UserMessage::with_images(text, images).into());
+    }
+
+    /// Queues a follow-up message (delivered when the run would stop).
+    pub fn follow_up(&self, text: &str) {
+        self.follow_up_with_images(text, Vec::new());
+    }
+
+    /// Queues a follow-up message with attached images.
+    pub fn follow_up_with_images(&self, text: &str, images: Vec<ImageContent>) {
+        let update = self.inner.queues.push(Queue::FollowUp, text);
+        self.inner.notice(update);
+        self.agent()
+            .follow_up(UserMessage::with_images(text, images).into());
+    }
+
+    /// Drops both queues, says `queue_update`, and returns what they held (steering,
+    /// follow-up texts).
+    pub fn clear_queue(&self) -> (Vec<String>, Vec<String>) {
+        let removed = self.inner.queues.clear();
+        self.agent().clear_all_queues();
+        self.inner.notice(self.inner.queues.update());
+        removed
+    }
+
+    /// How many messages wait in the queues.
+    pub fn queued_count(&self) -> usize {
+        self.inner.queues.len()
+    }
+
+    /// Cancels the active run or retry wait and waits until the agent is idle.
+    pub async fn abort(&self) {
+        self.abort_now();
+        self.agent().wait_for_idle().await;
+    }
+
+    /// Cancels the active run or retry wait without waiting (for signal handlers).
+    pub fn abort_now(&self) {
+        self.inner.slot.cancel();
+        self.agent().abort();
+    }
+
+    /// Cancels a pending retry wait (`auto_retry_end{success:false, finalError:"Retry
+    /// cancelled"}`); a no-op when no retry is waiting.
+    pub fn abort_retry(&self) {
+        self.inner.retry.cancel_wait();
+    }
+
+    /// Turns auto-retry on or off; takes effect at the next failure.
+    pub fn set_auto_retry(&self, enabled: bool) {
+        self.inner.retry.set_enabled(enabled);
+    }
+
+    /// Whether failed runs are retried.
+    pub fn auto_retry_enabled(&self) -> bool {
+        self.inner.retry.policy().enabled
+    }
+
+    /// Turns automatic compaction (threshold and overflow) on or off; `compact` always works.
+    pub fn set_auto_compaction(&self, enabled: bool) {
+        self.inner.compaction.set_enabled(enabled);
+    }
+
+    /// Whether automatic compaction is on.
+    pub fn auto_compaction_enabled(&self) -> bool {
+        self.inner.compaction.enabled()
+    }
+
+    /// Whether a compaction is running.
+    pub fn is_compacting(&self) -> bool {
+        self.inner.compaction.is_running()
+    }
+
+    /// Cancels the compaction in progress, if any (`compaction_end{aborted:true}`).
+    pub fn abort_compaction(&self) {
+        self.inner.compaction.abort();
+    }
+
+    /// Compacts now (RPC `compact`, `/compact [instructions]`): aborts the current run first,
+    /// then summarises the older part of the branch. Errors are Pi's: `Already compacted`,
+    /// `Nothing to compact (session too small)`, `Compaction cancelled`, or the failed call.
+    pub async fn compact(
+        &self,
+        custom_instructions: Option<&str>,
+    ) -> Result<CompactionResult, CompactionError> {
+        self.abort().await;
+        let _slot = self.inner.slot.claim().await;
+        self.inner
+            .compaction
+            .manual(&self.inner.parts(), custom_instructions)
+            .await
+    }
+
+    /// Adds a message the agent did not produce (a user's `!cmd`, as `bashExecution`) to the
+    /// record and the transcript: now when idle, else when the running prompt settles (Pi keeps
+    /// a tool call and its result together).
+    pub fn add_message(&self, message: AgentMessage) {
+        if self.is_busy() {
+            lock(&self.inner.held_back).push(message);
+        } else {
+            self.inner.append_message(message);
+        }
+    }
+}

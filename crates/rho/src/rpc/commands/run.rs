@@ -1,0 +1,121 @@
+//! The commands that run or stop work: `prompt`, `steer`, `follow_up`, `abort`, `abort_retry`,
+//! `compact`, the automatic compaction and retry switches, and the user's `bash`.
+
+use std::sync::Arc;
+
+use rho_ai::ImageContent;
+use rho_host::SessionError;
+use rho_host::session::SESSION_BUSY;
+
+use crate::rpc::host::{Host, report_unremembered};
+use crate::rpc::protocol::StreamingBehavior;
+use crate::rpc::reply::Reply;
+use crate::rpc::user_bash;
+
+/// `prompt`: runs the message, or queues it as `streamingBehavior` says while a prompt runs.
+/// Accepted, it is answered before the run's first event; a failure after that shows as events
+/// only. The run holds the session until it settles, also if it panics.
+pub fn prompt(
+    host: &Arc<Host>,
+    reply: Reply,
+    message: String,
+    images: Vec<ImageContent>,
+    behavior: Option<StreamingBehavior>,
+) {
+    let session = host.session();
+    match session.start_prompt(message.clone(), images.clone()) {
+        Ok(run) => {
+            reply.ok();
+            tokio::spawn(async move {
+                let _ = run.await;
+            });
+        }
+        Err(SessionError::Busy) => match behavior {
+            Some(StreamingBehavior::Steer) => {
+                session.steer_with_images(&message, images);
+                reply.ok();
+            }
+            Some(StreamingBehavior::FollowUp) => {
+                session.follow_up_with_images(&message, images);
+                reply.ok();
+            }
+            None => reply.fail(SESSION_BUSY),
+        },
+        Err(error) => reply.fail(error),
+    }
+}
+
+/// `steer`: queues a steering message.
+pub fn steer(host: &Arc<Host>, reply: Reply, message: String, images: Vec<ImageContent>) {
+    host.session().steer_with_images(&message, images);
+    reply.ok();
+}
+
+/// `follow_up`: queues a follow-up message.
+pub fn follow_up(host: &Arc<Host>, reply: Reply, message: String, images: Vec<ImageContent>) {
+    host.session().follow_up_with_images(&message, images);
+    reply.ok();
+}
+
+/// `abort`: cancels the run and answers once the agent is idle.
+pub fn abort(host: &Arc<Host>, reply: Reply) {
+    let session = host.session();
+    tokio::spawn(async move {
+        session.abort().await;
+        reply.ok();
+    });
+}
+
+/// `abort_retry`: cancels a retry wait.
+pub fn abort_retry(host: &Arc<Host>, reply: Reply) {
+    host.session().abort_retry();
+    reply.ok();
+}
+
+/// `compact`: summarises the older part of the session now.
+pub fn compact(host: &Arc<Host>, reply: Reply, custom_instructions: Option<String>) {
+    let session = host.session();
+    tokio::spawn(async move {
+        match session.compact(custom_instructions.as_deref()).await {
+            Ok(result) => reply.result(serde_json::to_value(&result)),
+            Err(error) => reply.fail(error),
+        }
+    });
+}
+
+/// `set_auto_compaction`.
+pub fn set_auto_compaction(host: &Arc<Host>, reply: Reply, enabled: bool) {
+    host.session().set_auto_compaction(enabled);
+    report_unremembered(host.remember.auto_compaction(enabled));
+    reply.ok();
+}
+
+/// `set_auto_retry`: takes effect at the next failure, also during a prompt.
+pub fn set_auto_retry(host: &Arc<Host>, reply: Reply, enabled: bool) {
+    host.session().set_auto_retry(enabled);
+    report_unremembered(host.remember.auto_retry(enabled));
+    reply.ok();
+}
+
+/// `bash`: runs a user shell command; its `bashExecution` message joins the transcript (after
+/// the running prompt, if one runs).
+pub fn bash(host: &Arc<Host>, reply: Reply, command: String) {
+    let cancel = host.begin_user_bash();
+    let host = host.clone();
+    tokio::spawn(async move {
+        match user_bash::run(&command, host.cwd(), &cancel).await {
+            Ok(result) => {
+                let message = result.to_message(&command, rho_ai::message::now_ms());
+                host.session().add_message(message);
+                reply.data(result.to_json());
+            }
+            Err(error) => reply.fail(error),
+        }
+    });
+}
+
+/// `abort_bash`: stops the user shell command.
+pub fn abort_bash(host: &Arc<Host>, reply: Reply) {
+    host.abort_user_bash();
+    reply.ok();
+}
