@@ -3,6 +3,7 @@
 mod approval_prompt;
 mod at_paths;
 mod commands_render;
+mod drive;
 mod editor_input;
 mod events;
 mod keyboard;
