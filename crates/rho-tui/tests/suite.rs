@@ -11,6 +11,7 @@ mod keys;
 mod markdown;
 mod reducer;
 mod render_work;
+mod replay;
 mod resume_picker;
 mod session_pickers;
 mod sessions_ui;
