@@ -156,16 +156,3 @@ impl Approver for TuiApprover {
         }
     }
 }
-
-impl crate::app::App {
-    /// Puts a question of the gate's in front of the user. A picker, panel or the session tree
-    /// open at that moment is closed: it would cover the dialog and take the keys meant for it
-    /// while the tool waits.
-    pub fn ask_approval(&mut self, dialog: ApprovalDialog) {
-        self.sessions = None;
-        self.commands.model_picker = None;
-        self.commands.panel = None;
-        self.commands.popup = None;
-        self.approvals.push_back(dialog);
-    }
-}

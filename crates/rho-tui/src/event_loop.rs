@@ -16,10 +16,9 @@ use rho_ai::ThinkingLevel;
 use rho_host::{AgentSession, SessionEvent};
 use tokio::sync::mpsc;
 
-use crate::app::App;
-use crate::approval::{ApprovalDialog, ApprovalRequest};
-use crate::keys::Command;
-use crate::side::Side;
+use crate::app::{App, Effect, Input, Startup};
+use crate::approval::ApprovalRequest;
+use crate::effects::Effects;
 use crate::status::{SessionInfo, git_branch};
 use crate::terminal::TerminalGuard;
 use crate::terminal_report::TerminalReport;
@@ -54,8 +53,8 @@ pub struct Hooks {
     /// Lists and switches sessions (`/resume`, `/new`, `/fork`, `/tree`); without one they are
     /// refused with a message.
     pub sessions: Option<Arc<dyn crate::sessions::SessionSwitcher>>,
-    /// Commands carried out before the first key (`rho --resume` opens the session picker).
-    pub start_commands: Vec<Command>,
+    /// Effects carried out before the first key (`rho --resume` opens the session picker).
+    pub start_commands: Vec<Effect>,
     /// Carries out `/model`, `/session`, `/export`, `/settings`…; without one they are refused
     /// with a message.
     pub commands: Option<Arc<dyn crate::slash::CommandHost>>,
@@ -96,63 +95,44 @@ async fn drive(
     report: TerminalReport,
 ) -> Result<(), TuiError> {
     let mut session_events = listen(session);
-    let mut switching = crate::sessions::switch::Switching::new(hooks.sessions.take());
-    let (failed_tx, mut failed_prompts) = mpsc::unbounded_channel::<String>();
-    let mut app = App::new(info);
-    app.commands = std::mem::take(&mut hooks.ui);
+    let mut commands = std::mem::take(&mut hooks.ui);
     // The background the terminal reports outranks the `COLORFGBG` guess of an `auto` theme.
-    if let (true, Some(background)) = (app.commands.theme_auto, report.background) {
-        app.commands.theme = Theme::for_background(background);
+    if let (true, Some(background)) = (commands.theme_auto, report.background) {
+        commands.theme = Theme::for_background(background);
     }
-    app.editor.insert(&report.typed);
-    let command_host = hooks.commands.take();
-    for warning in std::mem::take(&mut hooks.warnings) {
-        app.transcript
-            .push(crate::transcript::Entry::Error(warning));
+    let startup = Startup {
+        commands,
+        git_branch: git_branch(&hooks.cwd),
+        warnings: std::mem::take(&mut hooks.warnings),
+        typed: report.typed.clone(),
+    };
+    let mut app = App::starting(info, startup);
+    let start_commands = std::mem::take(&mut hooks.start_commands);
+    let exit_after_first_frame = hooks.exit_after_first_frame;
+    let mut effects = Effects::new(hooks);
+    for effect in start_commands {
+        // Only the sessions effects make sense before the session has done anything.
+        for input in effects.carry_out(session, &app, effect) {
+            dispatch(&mut app, &mut effects, session, input);
+        }
     }
-    app.status.git_branch = git_branch(&hooks.cwd);
-    app.pending_prompts = initial.into();
-    for command in std::mem::take(&mut hooks.start_commands) {
-        // Only the sessions commands make sense before the session has done anything.
-        let _ = switching.handle(&mut app, command);
-    }
-    let mut side = Side::new(hooks);
+    dispatch(&mut app, &mut effects, session, Input::Started(initial));
     let mut input = EventStream::new();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut stop = StopSignals::listen();
     loop {
-        if !app.working
-            && let Some(prompt) = app.pending_prompts.pop_front()
-        {
-            app.start_prompt(Instant::now());
-            execute(session, Command::Prompt(prompt), &failed_tx);
-        }
-        if !app.working {
-            side.record_pending();
-        }
         terminal.draw(|frame| view::draw(frame, &app, Instant::now()))?;
-        if app.exit || side.exit_after_first_frame {
+        if effects.exiting() || exit_after_first_frame {
             return Ok(());
         }
         tokio::select! {
             event = input.next() => match event {
                 Some(Ok(Event::Key(key))) => {
-                    for command in app.on_key(key, Instant::now()) {
-                        if let Command::Slash(action) = command {
-                            let host = command_host.as_ref();
-                            crate::slash::host::run_action(host, session, &mut app, action);
-                            continue;
-                        }
-                        if let Some(command) = switching.handle(&mut app, command) {
-                            side.execute(session, &mut app, command, &failed_tx);
-                        }
-                    }
+                    dispatch(&mut app, &mut effects, session, Input::Key(key));
                 }
                 Some(Ok(Event::Paste(text))) => {
-                    for command in app.on_paste(&text) {
-                        side.execute(session, &mut app, command, &failed_tx);
-                    }
+                    dispatch(&mut app, &mut effects, session, Input::Paste(text));
                 }
                 Some(Ok(_)) => {}
                 Some(Err(error)) => return Err(error.into()),
@@ -160,29 +140,34 @@ async fn drive(
                 None => return Ok(()),
             },
             Some(event) = session_events.recv() => {
-                let now = Instant::now();
-                app.apply(&event, now);
+                dispatch(&mut app, &mut effects, session, event.into());
                 // Everything already queued goes into the same frame.
                 while let Ok(event) = session_events.try_recv() {
-                    app.apply(&event, now);
+                    dispatch(&mut app, &mut effects, session, event.into());
                 }
             }
-            Some(message) = failed_prompts.recv() => app.prompt_failed(message),
-            Some(request) = recv_some(&mut side.approvals) => {
-                app.ask_approval(ApprovalDialog::for_request(&request));
-                side.replies.insert(request.id, request.reply);
-            }
-            Some(done) = side.shell_done.recv() => side.shell_finished(&mut app, done),
-            Some(files) = side.files_done.recv() => app.files_indexed(files),
-            Some(result) = switching.done.recv() => {
-                if let Some(next) = switching.finished(&mut app, result) {
+            finished = effects.finished() => {
+                if let Some(next) = finished.session {
                     // The old session's late events go to a channel nobody reads any more.
                     *session = next;
                     session_events = listen(session);
                 }
+                dispatch(&mut app, &mut effects, session, finished.input);
             }
-            _ = tick.tick(), if app.animating() => {}
+            _ = tick.tick(), if app.animating() => {
+                dispatch(&mut app, &mut effects, session, Input::Tick);
+            }
             () = stop.next() => return Ok(()),
+        }
+    }
+}
+
+/// Feeds `input` to the state and carries out the effects it returns, in order; what an
+/// effect answers at once is fed back before the next effect runs.
+fn dispatch(app: &mut App, effects: &mut Effects, session: &AgentSession, input: Input) {
+    for effect in app.update(input, Instant::now()) {
+        for answer in effects.carry_out(session, app, effect) {
+            dispatch(app, effects, session, answer);
         }
     }
 }
@@ -194,44 +179,6 @@ fn listen(session: &AgentSession) -> mpsc::UnboundedReceiver<SessionEvent> {
         let _ = event_tx.send(event.clone());
     });
     events
-}
-
-/// Hands one command to the session. A prompt runs on its own task so the loop keeps drawing;
-/// its events arrive through the subscription, and only a refusal comes back here.
-pub(crate) fn execute(
-    session: &AgentSession,
-    command: Command,
-    failed: &mpsc::UnboundedSender<String>,
-) {
-    match command {
-        Command::Prompt(text) => {
-            let session = session.clone();
-            let failed = failed.clone();
-            tokio::spawn(async move {
-                if let Err(error) = session.prompt(&text).await {
-                    let _ = failed.send(error.to_string());
-                }
-            });
-        }
-        Command::Steer(text) => session.steer(&text),
-        Command::FollowUp(text) => session.follow_up(&text),
-        Command::ClearQueue => drop(session.clear_queue()),
-        Command::Abort => session.abort_now(),
-        Command::SetThinking(level) => session
-            .agent()
-            .update_state(|state| state.thinking_level = level),
-        // Handled beside the session (`side.rs`).
-        Command::Answer(..) | Command::Shell(_) | Command::IndexFiles | Command::CancelShell => {}
-        // Handled by the loop itself: they replace the session (`sessions/switch.rs`).
-        Command::OpenSessionPicker
-        | Command::OpenForkPicker
-        | Command::OpenTree
-        | Command::SaveTreeLabel
-        | Command::ChangeSessionFile
-        | Command::SwitchSession(_) => {}
-        // Handled by the loop with the command host (`slash/host.rs`).
-        Command::Slash(_) => {}
-    }
 }
 
 /// What the host does with a thinking level the user picked.
@@ -262,14 +209,6 @@ impl StopSignals {
             () = recv(hup) => {}
             () = recv(int) => {}
         }
-    }
-}
-
-/// The next item of an optional channel; never, without one.
-async fn recv_some<T>(receiver: &mut Option<mpsc::UnboundedReceiver<T>>) -> Option<T> {
-    match receiver {
-        Some(receiver) => receiver.recv().await,
-        None => std::future::pending().await,
     }
 }
 

@@ -90,10 +90,14 @@ impl ToolStatus {
     }
 }
 
-/// The newest tool block with `id` among `entries`.
-pub fn tool_entry_mut<'a>(entries: &'a mut [Entry], id: &str) -> Option<&'a mut ToolEntry> {
+/// The newest tool block of `origin` with `id` among `entries`.
+pub fn tool_entry_mut<'a>(
+    entries: &'a mut [Entry],
+    origin: ToolOrigin,
+    id: &str,
+) -> Option<&'a mut ToolEntry> {
     entries.iter_mut().rev().find_map(|entry| match entry {
-        Entry::Tool(tool) if tool.id == id => Some(tool),
+        Entry::Tool(tool) if tool.origin == origin && tool.id == id => Some(tool),
         _ => None,
     })
 }
@@ -107,10 +111,23 @@ pub fn blocks_text(blocks: &[rho_ai::ContentBlock]) -> String {
     texts.join("\n")
 }
 
+/// Who started a tool block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolOrigin {
+    /// A call of the model's, run by the agent; its `id` is the `toolCallId`.
+    Agent,
+    /// A `!cmd` the user typed, run beside the agent; its `id` is the run's number. The end of
+    /// the agent's run leaves it running.
+    UserShell,
+}
+
 /// One tool call as shown.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolEntry {
-    /// The `toolCallId`, the only key that ties the start to its end.
+    /// Who started it: the model's call or the user's `!cmd`.
+    pub origin: ToolOrigin,
+    /// The key that ties the start to its end among blocks of the same origin: the
+    /// `toolCallId` of an agent's call, the run number of a `!cmd`.
     pub id: String,
     /// The tool name.
     pub name: String,

@@ -4,8 +4,6 @@
 
 use async_trait::async_trait;
 
-use crate::transcript::{Entry, ToolEntry, ToolStatus};
-
 /// What a user command produced (Pi's `BashResult`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ShellOutput {
@@ -38,14 +36,6 @@ pub trait UserShell: Send + Sync {
 
 /// Pi's warning for a `!cmd` typed while another still runs.
 pub const SHELL_BUSY: &str = "A bash command is already running. Press Esc to cancel it first.";
-
-/// The id prefix of `!cmd` blocks (never a model's `toolCallId`, which the provider assigns).
-const SHELL_ID_PREFIX: &str = "user-bash-";
-
-/// Whether a tool block is a `!cmd` of the user's rather than a model's call.
-pub fn is_user_shell(id: &str) -> bool {
-    id.starts_with(SHELL_ID_PREFIX)
-}
 
 /// A `!` line parsed: the command and whether it stays out of the context (`!!`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,62 +80,4 @@ pub fn shown_output(output: &ShellOutput) -> String {
         note(format!("[Output truncated. Full output: {path}]"));
     }
     text
-}
-
-impl crate::app::App {
-    /// Whether a `!cmd` is still running.
-    pub fn shell_running(&self) -> bool {
-        self.transcript.iter().any(|entry| {
-            matches!(entry, Entry::Tool(tool)
-                if is_user_shell(&tool.id) && tool.status == ToolStatus::Running)
-        })
-    }
-
-    /// Shows a `!cmd` as a running `bash` block; returns the block's id for
-    /// [`App::shell_finished`](crate::app::App::shell_finished).
-    pub fn shell_started(&mut self, line: &ShellLine, now: std::time::Instant) -> String {
-        self.shell_runs += 1;
-        let id = format!("{SHELL_ID_PREFIX}{}", self.shell_runs);
-        let mut args = serde_json::Map::new();
-        args.insert("command".into(), line.command.as_str().into());
-        self.transcript.push(Entry::Tool(ToolEntry {
-            id: id.clone(),
-            name: "bash".to_owned(),
-            args: serde_json::Value::Object(args),
-            status: ToolStatus::Running,
-            started: now,
-            elapsed: None,
-            output: String::new(),
-            details: None,
-        }));
-        self.scroll = 0;
-        id
-    }
-
-    /// The `!cmd` with block `id` ended: its output (or why it could not run) is shown.
-    pub fn shell_finished(
-        &mut self,
-        id: &str,
-        result: &Result<ShellOutput, String>,
-        now: std::time::Instant,
-    ) {
-        let Some(tool) = crate::transcript::tool_entry_mut(&mut self.transcript, id) else {
-            return;
-        };
-        tool.elapsed = Some(now.saturating_duration_since(tool.started));
-        match result {
-            Ok(output) => {
-                tool.status = match (output.cancelled, output.exit_code) {
-                    (true, _) => ToolStatus::Cancelled,
-                    (false, Some(0)) => ToolStatus::Done,
-                    _ => ToolStatus::Failed,
-                };
-                tool.output = shown_output(output);
-            }
-            Err(error) => {
-                tool.status = ToolStatus::Failed;
-                tool.output = error.clone();
-            }
-        }
-    }
 }

@@ -12,8 +12,9 @@ use rho_gate::{CommandDecision, CommandRules};
 use rho_host::gate::Approver;
 use rho_tui::approval::{ApprovalChoice, ApprovalDialog, TuiApprover};
 use rho_tui::rules_file::{RuleWriteError, append_allow_rules};
-use rho_tui::{App, Command, view};
+use rho_tui::{App, Effect, Input, view};
 
+use crate::drive::{open_model_picker, paste, press, start_prompt};
 use crate::events::app;
 use crate::keyboard::key;
 
@@ -29,9 +30,14 @@ fn dialog() -> ApprovalDialog {
 
 fn asking_app() -> App {
     let mut app = app();
-    app.start_prompt(Instant::now());
-    app.approvals.push_back(dialog());
+    start_prompt(&mut app, Instant::now());
+    ask(&mut app);
     app
+}
+
+fn ask(app: &mut App) {
+    let asked = app.update(Input::ApprovalAsked(dialog()), Instant::now());
+    assert_eq!(asked, Vec::new());
 }
 
 #[test]
@@ -44,18 +50,18 @@ fn y_a_and_n_answer_at_once_and_escape_denies() {
     ] {
         let mut app = asking_app();
         assert_eq!(
-            app.on_key(key(code), Instant::now()),
-            vec![Command::Answer(dialog(), choice)],
+            press(&mut app, key(code)),
+            vec![Effect::Answer(dialog(), choice)],
             "{code:?}"
         );
-        assert!(app.approvals.is_empty());
+        assert!(app.approvals().is_empty());
     }
 }
 
 #[test]
 fn a_question_arriving_over_the_model_picker_closes_it_and_takes_the_keys() {
     let mut app = app();
-    app.start_prompt(Instant::now());
+    start_prompt(&mut app, Instant::now());
     let model = rho_tui::slash::host::ModelOption {
         provider: "mock".to_owned(),
         id: "a".to_owned(),
@@ -63,38 +69,38 @@ fn a_question_arriving_over_the_model_picker_closes_it_and_takes_the_keys() {
         reasoning: false,
         context_window: 1000,
     };
-    rho_tui::slash::host::open_model_picker(&mut app, vec![model], "");
-    assert!(app.commands.model_picker.is_some());
-    app.ask_approval(dialog());
-    assert!(app.commands.model_picker.is_none() && app.sessions.is_none());
+    open_model_picker(&mut app, vec![model], "");
+    assert!(app.model_picker().is_some());
+    ask(&mut app);
+    assert!(app.model_picker().is_none() && app.sessions_overlay().is_none());
     assert_eq!(
-        app.on_key(key(KeyCode::Char('y')), Instant::now()),
-        vec![Command::Answer(dialog(), ApprovalChoice::Once)]
+        press(&mut app, key(KeyCode::Char('y'))),
+        vec![Effect::Answer(dialog(), ApprovalChoice::Once)]
     );
 }
 
 #[test]
 fn arrows_move_the_highlight_and_enter_takes_it() {
     let mut app = asking_app();
-    assert_eq!(app.on_key(key(KeyCode::Right), Instant::now()), vec![]);
-    assert_eq!(app.on_key(key(KeyCode::Right), Instant::now()), vec![]);
-    assert_eq!(app.approvals[0].selected, 2);
-    assert_eq!(app.on_key(key(KeyCode::Left), Instant::now()), vec![]);
+    assert_eq!(press(&mut app, key(KeyCode::Right)), vec![]);
+    assert_eq!(press(&mut app, key(KeyCode::Right)), vec![]);
+    assert_eq!(app.approvals()[0].selected, 2);
+    assert_eq!(press(&mut app, key(KeyCode::Left)), vec![]);
     let mut moved = dialog();
     moved.selected = 1;
     assert_eq!(
-        app.on_key(key(KeyCode::Enter), Instant::now()),
-        vec![Command::Answer(moved, ApprovalChoice::Always)]
+        press(&mut app, key(KeyCode::Enter)),
+        vec![Effect::Answer(moved, ApprovalChoice::Always)]
     );
 }
 
 #[test]
 fn other_keys_neither_answer_nor_reach_the_editor() {
     let mut app = asking_app();
-    assert_eq!(app.on_key(key(KeyCode::Char('x')), Instant::now()), vec![]);
-    assert_eq!(app.on_paste("pasted"), vec![]);
-    assert_eq!(app.editor.text(), "");
-    assert_eq!(app.approvals.len(), 1);
+    assert_eq!(press(&mut app, key(KeyCode::Char('x'))), vec![]);
+    assert_eq!(paste(&mut app, "pasted"), vec![]);
+    assert_eq!(app.editor().text(), "");
+    assert_eq!(app.approvals().len(), 1);
 }
 
 #[test]

@@ -2,16 +2,16 @@
 //! quoted word keeps completing across its spaces.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::time::Instant;
-
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 use rho_tui::App;
-use rho_tui::completion::{FileIndex, accepted_text, at_word};
+use rho_tui::completion::{accepted_text, at_word};
 
+use crate::drive::files_indexed;
 use crate::events::app;
+use crate::keyboard::key;
 
 fn press(app: &mut App, code: KeyCode) {
-    app.on_key(KeyEvent::new(code, KeyModifiers::NONE), Instant::now());
+    crate::drive::press(app, key(code));
 }
 
 fn type_text(app: &mut App, text: &str) {
@@ -22,9 +22,7 @@ fn type_text(app: &mut App, text: &str) {
 
 fn app_with(paths: &[&str]) -> App {
     let mut app = app();
-    app.files_indexed(FileIndex::from_paths(
-        paths.iter().map(|p| (*p).to_owned()).collect(),
-    ));
+    files_indexed(&mut app, paths);
     app
 }
 
@@ -32,36 +30,30 @@ fn app_with(paths: &[&str]) -> App {
 fn a_file_with_a_space_is_inserted_quoted_and_ends_the_word() {
     let mut app = app_with(&["my notes.md", "main.rs"]);
     type_text(&mut app, "read @notes");
-    assert_eq!(
-        app.completion.as_ref().unwrap().current(),
-        Some("my notes.md")
-    );
+    assert_eq!(app.completion().unwrap().current(), Some("my notes.md"));
     press(&mut app, KeyCode::Tab);
-    assert_eq!(app.editor.text(), "read @\"my notes.md\" ");
-    assert_eq!(app.editor.cursor(), app.editor.text().len());
-    assert_eq!(app.completion, None);
+    assert_eq!(app.editor().text(), "read @\"my notes.md\" ");
+    assert_eq!(app.editor().cursor(), app.editor().text().len());
+    assert_eq!(app.completion(), None);
 }
 
 #[test]
 fn a_directory_with_a_space_keeps_the_cursor_inside_the_quotes_and_lists_its_contents() {
     let mut app = app_with(&["old docs/", "old docs/plan a.md", "src/"]);
     type_text(&mut app, "@docs");
-    assert_eq!(
-        app.completion.as_ref().unwrap().current(),
-        Some("old docs/")
-    );
+    assert_eq!(app.completion().unwrap().current(), Some("old docs/"));
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.editor.text(), "@\"old docs/\"");
-    assert_eq!(app.editor.cursor(), "@\"old docs/".len());
-    let open = app.completion.as_ref().unwrap();
+    assert_eq!(app.editor().text(), "@\"old docs/\"");
+    assert_eq!(app.editor().cursor(), "@\"old docs/".len());
+    let open = app.completion().unwrap();
     assert_eq!((open.start, open.query.as_str()), (0, "old docs/"));
     type_text(&mut app, "plan");
     assert_eq!(
-        app.completion.as_ref().unwrap().current(),
+        app.completion().unwrap().current(),
         Some("old docs/plan a.md")
     );
     press(&mut app, KeyCode::Tab);
-    assert_eq!(app.editor.text(), "@\"old docs/plan a.md\" ");
+    assert_eq!(app.editor().text(), "@\"old docs/plan a.md\" ");
 }
 
 #[test]

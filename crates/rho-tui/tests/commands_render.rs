@@ -6,17 +6,19 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::Color;
+use rho_tui::app::CommandsReply;
 use rho_tui::keybindings::Keybindings;
-use rho_tui::slash::Panel;
-use rho_tui::slash::host::open_model_picker;
+use rho_tui::slash::Commands;
 use rho_tui::theme::{Theme, ThemeChoice};
 use rho_tui::{App, view};
 
+use crate::drive::{
+    app_with, commands_reply, open_model_picker, settle, start_prompt, submit, type_text,
+};
 use crate::events::{answer, app, apply_all, streamed, text, user};
 use crate::slash_commands::models;
 
@@ -34,15 +36,6 @@ fn screen(app: &App) -> String {
         .draw(|frame| view::draw(frame, app, Instant::now()))
         .unwrap();
     format!("{}", terminal.backend())
-}
-
-fn type_text(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.on_key(
-            KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE),
-            Instant::now(),
-        );
-    }
 }
 
 /// The rows as text with each colour change written inline: `{fg/bg}`.
@@ -65,17 +58,20 @@ fn coloured(buffer: &Buffer) -> String {
     out
 }
 
-fn conversation() -> App {
-    let mut app = app();
+fn conversation(theme: Theme) -> App {
+    let mut app = app_with(Commands {
+        theme,
+        ..Commands::default()
+    });
     let now = Instant::now();
-    app.start_prompt(now);
+    start_prompt(&mut app, now);
     let mut events = user("Say hi");
     events.extend(streamed(
         &["Hi there!"],
         answer(vec![text("Hi there!")], 10, 5, 0.0),
     ));
     apply_all(&mut app, &events, now);
-    app.working = false;
+    settle(&mut app);
     app
 }
 
@@ -103,10 +99,13 @@ fn the_model_picker_lists_the_models_with_their_providers_and_the_search() {
 
 #[test]
 fn hotkeys_lists_every_action_with_its_keys_including_a_rebinding() {
-    let mut app = app();
-    app.commands.keybindings =
-        Arc::new(Keybindings::from_json(r#"{"app.model.select": ["ctrl+p", "f2"]}"#).unwrap());
-    app.commands.panel = Some(app.hotkeys_panel());
+    let keybindings = Keybindings::from_json(r#"{"app.model.select": ["ctrl+p", "f2"]}"#).unwrap();
+    let mut app = app_with(Commands {
+        keybindings: Arc::new(keybindings),
+        ..Commands::default()
+    });
+    assert_eq!(submit(&mut app, "/hotkeys"), Vec::new());
+    assert_eq!(app.panel().unwrap().title, "Keyboard shortcuts");
     let mut terminal = Terminal::new(TestBackend::new(80, 40)).unwrap();
     terminal
         .draw(|frame| view::draw(frame, &app, Instant::now()))
@@ -116,7 +115,7 @@ fn hotkeys_lists_every_action_with_its_keys_including_a_rebinding() {
 
 #[test]
 fn session_shows_its_statistics_in_a_panel() {
-    let mut app = conversation();
+    let mut app = conversation(Theme::default());
     let rows = [
         ("File", "/home/u/.rho/sessions/--src--/2026-12-03_abc.jsonl"),
         ("ID", "abc"),
@@ -130,23 +129,21 @@ fn session_shows_its_statistics_in_a_panel() {
         .iter()
         .map(|(l, v)| ((*l).to_owned(), (*v).to_owned()))
         .collect();
-    app.commands.panel = Some(Panel::table("Session", rows));
+    commands_reply(&mut app, CommandsReply::SessionStats(rows));
     insta::assert_snapshot!(screen(&app));
 }
 
 #[test]
 fn the_light_theme_darkens_the_text_colours() {
-    let mut app = conversation();
+    let mut app = conversation(Theme::Light);
     type_text(&mut app, "/ex");
-    app.commands.theme = Theme::Light;
     insta::assert_snapshot!(coloured(&draw(&app, 60, 12)));
 }
 
 #[test]
 fn no_color_leaves_no_colour_anywhere_on_screen() {
-    let mut app = conversation();
+    let mut app = conversation(Theme::NoColor);
     type_text(&mut app, "/ex");
-    app.commands.theme = Theme::NoColor;
     let buffer = draw(&app, 60, 12);
     let colours: std::collections::BTreeSet<String> = buffer
         .content

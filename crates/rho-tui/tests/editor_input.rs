@@ -7,18 +7,20 @@ use std::time::{Duration, Instant};
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use rho_tui::app::ShellRun;
 use rho_tui::completion::{Completion, FileIndex, at_word};
 use rho_tui::editor::Editor;
 use rho_tui::user_shell::{ShellLine, ShellOutput, parse_shell_line};
-use rho_tui::{App, Command, view};
+use rho_tui::{App, Effect, Input, view};
 
+use crate::drive::{files_indexed, paste, press, press_at, run_shell, start_prompt};
 use crate::events::app;
 use crate::keyboard::key;
 
-fn type_text(app: &mut App, text: &str) -> Vec<Command> {
+fn type_text(app: &mut App, text: &str) -> Vec<Effect> {
     let mut out = Vec::new();
     for c in text.chars() {
-        out.extend(app.on_key(key(KeyCode::Char(c)), Instant::now()));
+        out.extend(press(app, key(KeyCode::Char(c))));
     }
     out
 }
@@ -34,12 +36,12 @@ fn numbered(lines: usize) -> String {
 fn a_paste_of_more_than_ten_lines_shows_a_marker_and_is_sent_whole() {
     let mut app = app();
     type_text(&mut app, "look: ");
-    app.on_paste(&numbered(11));
+    paste(&mut app, &numbered(11));
     type_text(&mut app, " thanks");
-    assert_eq!(app.editor.text(), "look: [paste #1 +11 lines] thanks");
+    assert_eq!(app.editor().text(), "look: [paste #1 +11 lines] thanks");
     assert_eq!(
-        app.on_key(key(KeyCode::Enter), Instant::now()),
-        vec![Command::Prompt(format!("look: {} thanks", numbered(11)))]
+        press(&mut app, key(KeyCode::Enter)),
+        vec![Effect::Prompt(format!("look: {} thanks", numbered(11)))]
     );
 }
 
@@ -111,11 +113,10 @@ fn the_file_walk_respects_gitignore_and_lists_directories_with_a_slash() {
 
 fn indexed_app() -> App {
     let mut app = app();
-    app.files_indexed(FileIndex::from_paths(
-        ["Cargo.toml", "src/", "src/main.rs", "src/editor.rs"]
-            .map(str::to_owned)
-            .to_vec(),
-    ));
+    files_indexed(
+        &mut app,
+        &["Cargo.toml", "src/", "src/main.rs", "src/editor.rs"],
+    );
     app
 }
 
@@ -124,16 +125,12 @@ fn typing_at_asks_for_the_file_list_once_and_shows_it_when_it_arrives() {
     let mut app = app();
     assert_eq!(
         type_text(&mut app, "fix @ed"),
-        vec![
-            Command::IndexFiles,
-            Command::IndexFiles,
-            Command::IndexFiles
-        ]
+        vec![Effect::IndexFiles, Effect::IndexFiles, Effect::IndexFiles]
     );
-    app.files_indexed(FileIndex::from_paths(vec!["src/editor.rs".to_owned()]));
+    assert_eq!(files_indexed(&mut app, &["src/editor.rs"]), Vec::new());
     assert_eq!(
-        app.completion,
-        Some(Completion {
+        app.completion(),
+        Some(&Completion {
             start: 4,
             query: "ed".to_owned(),
             items: vec!["src/editor.rs".to_owned()],
@@ -146,23 +143,23 @@ fn typing_at_asks_for_the_file_list_once_and_shows_it_when_it_arrives() {
 fn tab_accepts_the_highlighted_path_and_closes_the_list() {
     let mut app = indexed_app();
     type_text(&mut app, "read @rs");
-    let items = app.completion.as_ref().unwrap().items.clone();
+    let items = app.completion().unwrap().items.clone();
     assert_eq!(items, ["src/main.rs", "src/editor.rs"]);
-    app.on_key(key(KeyCode::Down), Instant::now());
-    app.on_key(key(KeyCode::Tab), Instant::now());
-    assert_eq!(app.editor.text(), "read @src/editor.rs ");
-    assert_eq!(app.completion, None);
+    press(&mut app, key(KeyCode::Down));
+    press(&mut app, key(KeyCode::Tab));
+    assert_eq!(app.editor().text(), "read @src/editor.rs ");
+    assert_eq!(app.completion(), None);
 }
 
 #[test]
 fn enter_on_a_directory_keeps_the_list_open_for_its_contents() {
     let mut app = indexed_app();
     type_text(&mut app, "@src");
-    assert_eq!(app.completion.as_ref().unwrap().current(), Some("src/"));
-    assert_eq!(app.on_key(key(KeyCode::Enter), Instant::now()), vec![]);
-    assert_eq!(app.editor.text(), "@src/");
+    assert_eq!(app.completion().unwrap().current(), Some("src/"));
+    assert_eq!(press(&mut app, key(KeyCode::Enter)), vec![]);
+    assert_eq!(app.editor().text(), "@src/");
     assert_eq!(
-        app.completion.as_ref().unwrap().items,
+        app.completion().unwrap().items,
         ["src/", "src/main.rs", "src/editor.rs"]
     );
 }
@@ -171,9 +168,9 @@ fn enter_on_a_directory_keeps_the_list_open_for_its_contents() {
 fn escape_closes_the_list_and_keeps_the_text() {
     let mut app = indexed_app();
     type_text(&mut app, "@car");
-    app.on_key(key(KeyCode::Esc), Instant::now());
-    assert_eq!(app.completion, None);
-    assert_eq!(app.editor.text(), "@car");
+    press(&mut app, key(KeyCode::Esc));
+    assert_eq!(app.completion(), None);
+    assert_eq!(app.editor().text(), "@car");
 }
 
 #[test]
@@ -212,27 +209,30 @@ fn enter_on_a_bang_line_runs_it_instead_of_prompting() {
     let mut app = app();
     type_text(&mut app, "!echo hi");
     assert_eq!(
-        app.on_key(key(KeyCode::Enter), Instant::now()),
-        vec![Command::Shell(ShellLine {
-            command: "echo hi".to_owned(),
-            exclude_from_context: false
+        press(&mut app, key(KeyCode::Enter)),
+        vec![Effect::RunShell(ShellRun {
+            id: 1,
+            line: ShellLine {
+                command: "echo hi".to_owned(),
+                exclude_from_context: false
+            }
         })]
     );
-    assert!(!app.working, "a shell command is not a prompt");
+    assert!(!app.working(), "a shell command is not a prompt");
 }
 
 #[test]
 fn a_shell_run_is_shown_as_a_bash_block_with_its_output_and_exit_code() {
     let mut app = app();
     let t0 = Instant::now();
-    let line = parse_shell_line("!make").unwrap();
-    let id = app.shell_started(&line, t0);
+    let run = run_shell(&mut app, "!make", t0);
     let output = ShellOutput {
         output: "boom\n".to_owned(),
         exit_code: Some(2),
         ..ShellOutput::default()
     };
-    app.shell_finished(&id, &Ok(output), t0 + Duration::from_millis(1500));
+    let finished = Input::ShellFinished(run, Ok(output));
+    app.update(finished, t0 + Duration::from_millis(1500));
     let mut terminal = Terminal::new(TestBackend::new(50, 10)).unwrap();
     terminal
         .draw(|frame| view::draw(frame, &app, t0 + Duration::from_secs(2)))
@@ -244,16 +244,19 @@ fn a_shell_run_is_shown_as_a_bash_block_with_its_output_and_exit_code() {
 fn a_second_escape_within_half_a_second_clears_the_queue_again() {
     let mut app = app();
     let t0 = Instant::now();
-    app.start_prompt(t0);
-    assert_eq!(app.on_key(key(KeyCode::Esc), t0), vec![Command::Abort]);
+    start_prompt(&mut app, t0);
     assert_eq!(
-        app.on_key(key(KeyCode::Esc), t0 + Duration::from_millis(300)),
-        vec![Command::ClearQueue, Command::Abort]
+        press_at(&mut app, key(KeyCode::Esc), t0),
+        vec![Effect::Abort]
+    );
+    assert_eq!(
+        press_at(&mut app, key(KeyCode::Esc), t0 + Duration::from_millis(300)),
+        vec![Effect::ClearQueue, Effect::Abort]
     );
     // Too late for a double press: an ordinary Escape again.
     assert_eq!(
-        app.on_key(key(KeyCode::Esc), t0 + Duration::from_millis(900)),
-        vec![Command::Abort]
+        press_at(&mut app, key(KeyCode::Esc), t0 + Duration::from_millis(900)),
+        vec![Effect::Abort]
     );
 }
 
@@ -261,10 +264,10 @@ fn a_second_escape_within_half_a_second_clears_the_queue_again() {
 fn escape_while_a_shell_command_runs_cancels_it() {
     let mut app = app();
     let t0 = Instant::now();
-    app.shell_started(&parse_shell_line("!sleep 9").unwrap(), t0);
+    run_shell(&mut app, "!sleep 9", t0);
     assert_eq!(
-        app.on_key(key(KeyCode::Esc), t0),
-        vec![Command::CancelShell]
+        press_at(&mut app, key(KeyCode::Esc), t0),
+        vec![Effect::CancelShell]
     );
 }
 
@@ -272,12 +275,12 @@ fn escape_while_a_shell_command_runs_cancels_it() {
 fn a_second_bang_line_while_one_runs_is_kept_in_the_editor_with_pis_warning() {
     let mut app = app();
     let t0 = Instant::now();
-    app.shell_started(&parse_shell_line("!sleep 9").unwrap(), t0);
+    run_shell(&mut app, "!sleep 9", t0);
     type_text(&mut app, "!ls");
-    assert_eq!(app.on_key(key(KeyCode::Enter), t0), vec![]);
-    assert_eq!(app.editor.text(), "!ls");
+    assert_eq!(press_at(&mut app, key(KeyCode::Enter), t0), vec![]);
+    assert_eq!(app.editor().text(), "!ls");
     assert_eq!(
-        app.transcript.last(),
+        app.transcript().last(),
         Some(&rho_tui::transcript::Entry::Notice(
             "A bash command is already running. Press Esc to cancel it first.".to_owned()
         ))

@@ -122,8 +122,9 @@ pub fn settled(reason: SettledReason) -> SessionEvent {
     }))
 }
 
+/// Feeds `events` to the app, in order, through its one reducer; none asks for anything.
 pub fn apply_all(app: &mut App, events: &[SessionEvent], now: Instant) {
     for event in events {
-        app.apply(event, now);
+        assert_eq!(app.update(event.clone().into(), now), Vec::new());
     }
 }

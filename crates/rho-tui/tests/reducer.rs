@@ -6,16 +6,19 @@ use std::time::{Duration, Instant};
 use rho_ai::faux::faux_error;
 use rho_host::compaction::{CompactionEnd, CompactionReason, CompactionStart};
 use rho_host::{SessionEvent, SessionNotice, SettledReason};
-use rho_tui::transcript::{AssistantBlock, AssistantEntry, Entry, ToolEntry, ToolStatus};
+use rho_tui::transcript::{
+    AssistantBlock, AssistantEntry, Entry, ToolEntry, ToolOrigin, ToolStatus,
+};
 use serde_json::json;
 
+use crate::drive::{run_shell, start_prompt};
 use crate::events::*;
 
 #[test]
 fn a_prompt_with_streamed_text_and_a_bash_call_becomes_user_answer_and_finished_tool() {
     let mut app = app();
     let t0 = Instant::now();
-    app.start_prompt(t0);
+    start_prompt(&mut app, t0);
     let mut events = user("list files");
     events.extend(streamed(
         &["Let me ", "look."],
@@ -24,7 +27,7 @@ fn a_prompt_with_streamed_text_and_a_bash_call_becomes_user_answer_and_finished_
     events.push(tool_start("call-1", "bash", json!({"command": "ls"})));
     events.push(tool_update("call-1", "bash", "a.txt\n"));
     apply_all(&mut app, &events, t0);
-    let live = match app.transcript.last() {
+    let live = match app.transcript().last() {
         Some(Entry::Tool(tool)) => tool.output.clone(),
         other => panic!("expected a tool entry, got {other:?}"),
     };
@@ -43,7 +46,7 @@ fn a_prompt_with_streamed_text_and_a_bash_call_becomes_user_answer_and_finished_
     apply_all(&mut app, &rest, t1);
 
     assert_eq!(
-        app.transcript,
+        app.transcript(),
         vec![
             Entry::User("list files".to_owned()),
             Entry::Assistant(AssistantEntry {
@@ -51,6 +54,7 @@ fn a_prompt_with_streamed_text_and_a_bash_call_becomes_user_answer_and_finished_
                 streaming: false,
             }),
             Entry::Tool(ToolEntry {
+                origin: ToolOrigin::Agent,
                 id: "call-1".to_owned(),
                 name: "bash".to_owned(),
                 args: json!({"command": "ls"}),
@@ -66,16 +70,13 @@ fn a_prompt_with_streamed_text_and_a_bash_call_becomes_user_answer_and_finished_
             }),
         ]
     );
-    assert!(!app.working, "agent_settled ends the working state");
+    assert!(!app.working(), "agent_settled ends the working state");
+    let status = app.status();
     assert_eq!(
-        (
-            app.status.input,
-            app.status.output,
-            app.status.context_tokens
-        ),
+        (status.input(), status.output(), status.context_tokens()),
         (30, 8, Some(23))
     );
-    assert!((app.status.cost - 0.03).abs() < 1e-9);
+    assert!((status.cost() - 0.03).abs() < 1e-9);
 }
 
 #[test]
@@ -86,7 +87,7 @@ fn text_streams_into_the_open_assistant_entry_before_the_message_ends() {
     // Everything but the message_end.
     apply_all(&mut app, &events[..events.len() - 1], now);
     assert_eq!(
-        app.transcript,
+        app.transcript(),
         vec![Entry::Assistant(AssistantEntry {
             blocks: vec![AssistantBlock::Text("Hello".to_owned())],
             streaming: true,
@@ -108,7 +109,7 @@ fn a_gate_refusal_is_a_refused_tool_carrying_the_reason() {
         ],
         now,
     );
-    let Some(Entry::Tool(tool)) = app.transcript.last() else {
+    let Some(Entry::Tool(tool)) = app.transcript().last() else {
         panic!("no tool entry");
     };
     assert_eq!(
@@ -121,25 +122,21 @@ fn a_gate_refusal_is_a_refused_tool_carrying_the_reason() {
 fn the_end_of_a_run_leaves_a_users_bang_command_running() {
     let mut app = app();
     let now = Instant::now();
-    let line = rho_tui::user_shell::ShellLine {
-        command: "sleep 30".to_owned(),
-        exclude_from_context: false,
-    };
-    let shell = app.shell_started(&line, now);
-    app.start_prompt(now);
+    run_shell(&mut app, "!sleep 30", now);
+    start_prompt(&mut app, now);
     let mut events = vec![tool_start("c", "bash", json!({"command": "ls"}))];
     events.push(agent(rho_agent::AgentEvent::AgentEnd {
         messages: Vec::new(),
     }));
     apply_all(&mut app, &events, now + Duration::from_secs(1));
-    let status = |id: &str| {
-        app.transcript.iter().find_map(|entry| match entry {
-            Entry::Tool(tool) if tool.id == id => Some(tool.status),
+    let status = |origin: ToolOrigin| {
+        app.transcript().iter().find_map(|entry| match entry {
+            Entry::Tool(tool) if tool.origin == origin => Some(tool.status),
             _ => None,
         })
     };
-    assert_eq!(status("c"), Some(ToolStatus::Cancelled));
-    assert_eq!(status(&shell), Some(ToolStatus::Running));
+    assert_eq!(status(ToolOrigin::Agent), Some(ToolStatus::Cancelled));
+    assert_eq!(status(ToolOrigin::UserShell), Some(ToolStatus::Running));
     assert!(app.shell_running());
 }
 
@@ -147,7 +144,7 @@ fn the_end_of_a_run_leaves_a_users_bang_command_running() {
 fn an_abort_cancels_running_tools_and_says_aborted() {
     let mut app = app();
     let now = Instant::now();
-    app.start_prompt(now);
+    start_prompt(&mut app, now);
     let mut aborted = faux_error(Vec::new(), "Request was aborted");
     aborted.stop_reason = rho_ai::StopReason::Aborted;
     let mut events = vec![tool_start("c", "bash", json!({"command": "sleep 30"}))];
@@ -157,13 +154,13 @@ fn an_abort_cancels_running_tools_and_says_aborted() {
     }));
     events.push(settled(SettledReason::Aborted));
     apply_all(&mut app, &events, now + Duration::from_secs(2));
-    assert_eq!(app.transcript.len(), 2);
-    let Entry::Tool(tool) = &app.transcript[0] else {
+    assert_eq!(app.transcript().len(), 2);
+    let Entry::Tool(tool) = &app.transcript()[0] else {
         panic!("no tool entry");
     };
     assert_eq!(tool.status, ToolStatus::Cancelled);
-    assert_eq!(app.transcript[1], Entry::Notice("Aborted".to_owned()));
-    assert!(!app.working);
+    assert_eq!(app.transcript()[1], Entry::Notice("Aborted".to_owned()));
+    assert!(!app.working());
 }
 
 #[test]
@@ -172,7 +169,7 @@ fn a_model_error_is_shown_as_an_error_entry() {
     let events = streamed(&[], faux_error(Vec::new(), "401 invalid x-api-key"));
     apply_all(&mut app, &events, Instant::now());
     assert_eq!(
-        app.transcript,
+        app.transcript(),
         vec![Entry::Error("Error: 401 invalid x-api-key".to_owned())]
     );
 }
@@ -181,27 +178,32 @@ fn a_model_error_is_shown_as_an_error_entry() {
 fn queue_retry_and_compaction_notices_drive_the_status() {
     let mut app = app();
     let now = Instant::now();
-    app.apply(
-        &SessionEvent::Session(SessionNotice::QueueUpdate {
+    apply_all(
+        &mut app,
+        &[SessionEvent::Session(SessionNotice::QueueUpdate {
             steering: vec!["look at b".to_owned()],
             follow_up: vec!["then c".to_owned(), "and d".to_owned()],
-        }),
+        })],
         now,
     );
     assert_eq!(
-        (app.status.steering.len(), app.status.follow_up.len()),
+        (
+            app.status().steering().len(),
+            app.status().follow_up().len()
+        ),
         (1, 2)
     );
-    app.apply(
-        &SessionEvent::Session(SessionNotice::AutoRetryStart {
+    apply_all(
+        &mut app,
+        &[SessionEvent::Session(SessionNotice::AutoRetryStart {
             attempt: 1,
             max_attempts: 3,
             delay_ms: 2000,
             error_message: "overloaded".to_owned(),
-        }),
+        })],
         now,
     );
-    let retry = app.status.retry.clone().unwrap();
+    let retry = app.status().retry().cloned().unwrap();
     assert_eq!(
         (
             retry.attempt,
@@ -210,38 +212,45 @@ fn queue_retry_and_compaction_notices_drive_the_status() {
         ),
         (1, 3, 2)
     );
-    app.apply(
-        &SessionEvent::Session(SessionNotice::AutoRetryEnd {
+    apply_all(
+        &mut app,
+        &[SessionEvent::Session(SessionNotice::AutoRetryEnd {
             success: false,
             attempt: 3,
             final_error: Some("overloaded".to_owned()),
-        }),
+        })],
         now,
     );
-    assert_eq!(app.status.retry, None);
-    app.apply(
-        &SessionEvent::Session(SessionNotice::CompactionStart(CompactionStart {
-            reason: CompactionReason::Overflow,
-        })),
+    assert_eq!(app.status().retry(), None);
+    apply_all(
+        &mut app,
+        &[SessionEvent::Session(SessionNotice::CompactionStart(
+            CompactionStart {
+                reason: CompactionReason::Overflow,
+            },
+        ))],
         now,
     );
     assert_eq!(
-        app.status.compacting.as_deref(),
+        app.status().compacting(),
         Some("Context overflow detected, Auto-compacting...")
     );
-    app.apply(
-        &SessionEvent::Session(SessionNotice::CompactionEnd(CompactionEnd {
-            reason: CompactionReason::Overflow,
-            result: None,
-            aborted: false,
-            will_retry: false,
-            error_message: Some("no model".to_owned()),
-        })),
+    apply_all(
+        &mut app,
+        &[SessionEvent::Session(SessionNotice::CompactionEnd(
+            CompactionEnd {
+                reason: CompactionReason::Overflow,
+                result: None,
+                aborted: false,
+                will_retry: false,
+                error_message: Some("no model".to_owned()),
+            },
+        ))],
         now,
     );
-    assert_eq!(app.status.compacting, None);
+    assert_eq!(app.status().compacting(), None);
     assert_eq!(
-        app.transcript,
+        app.transcript(),
         vec![
             Entry::Error("Retry failed after 3 attempts: overloaded".to_owned()),
             Entry::Error("Compaction failed: no model".to_owned()),
@@ -255,7 +264,7 @@ fn thinking_blocks_are_kept_in_order_with_text() {
     let events = streamed(&[], answer(vec![thinking("hmm"), text("Yes.")], 1, 1, 0.0));
     apply_all(&mut app, &events, Instant::now());
     assert_eq!(
-        app.transcript,
+        app.transcript(),
         vec![Entry::Assistant(AssistantEntry {
             blocks: vec![
                 AssistantBlock::Thinking("hmm".to_owned()),

@@ -112,12 +112,18 @@ fn draw_finished(app: &rho_tui::App) -> (usize, Vec<(String, bool)>) {
 }
 
 fn finished(reply: String) -> rho_tui::App {
+    use crate::events::{answer, apply_all, streamed, text};
     use rho_tui::transcript::{AssistantBlock, AssistantEntry, Entry};
     let mut app = crate::events::app();
-    app.transcript.push(Entry::Assistant(AssistantEntry {
-        blocks: vec![AssistantBlock::Text(reply)],
-        streaming: false,
-    }));
+    let events = streamed(&[], answer(vec![text(&reply)], 0, 0, 0.0));
+    apply_all(&mut app, &events, std::time::Instant::now());
+    assert_eq!(
+        app.transcript(),
+        [Entry::Assistant(AssistantEntry {
+            blocks: vec![AssistantBlock::Text(reply)],
+            streaming: false,
+        })]
+    );
     app
 }
 
@@ -151,7 +157,12 @@ fn opening_a_finished_2000_line_reply_highlights_only_about_a_screen_of_code() {
 fn scrolling_up_a_finished_reply_highlights_the_rows_that_come_into_view() {
     let mut app = finished(long_reply());
     draw_finished(&app);
-    app.scroll = 1000;
+    // A hundred PageUps of ten lines.
+    for _ in 0..100 {
+        let up = crate::keyboard::key(crossterm::event::KeyCode::PageUp);
+        crate::drive::press(&mut app, up);
+    }
+    assert_eq!(app.scroll(), 1000);
     let (work, rows) = draw_finished(&app);
     assert!((1..=48).contains(&work), "{work} lines highlighted");
     let code_rows: Vec<bool> = rows

@@ -191,16 +191,12 @@ fn ctrl_r_asks_for_a_rename_with_the_trimmed_name_and_escape_leaves_it() {
     typed(&mut picker, "New name ");
     assert_eq!(
         picker.on_key(key(KeyCode::Enter)),
-        OverlayOutcome::ChangeSessionFile
-    );
-    assert!(picker.rename_input().is_none());
-    assert_eq!(
-        picker.take_change(),
-        Some(SessionFileChange::Rename {
+        OverlayOutcome::ChangeSessionFile(SessionFileChange::Rename {
             path: path("b"),
             name: "New name".to_owned()
         })
     );
+    assert!(picker.rename_input().is_none());
 }
 
 #[test]
@@ -228,11 +224,7 @@ fn ctrl_d_asks_to_confirm_takes_every_key_and_enter_asks_for_the_deletion() {
     assert_eq!(picker.confirming_delete(), Some(path("b").as_path()));
     assert_eq!(
         picker.on_key(key(KeyCode::Enter)),
-        OverlayOutcome::ChangeSessionFile
-    );
-    assert_eq!(
-        picker.take_change(),
-        Some(SessionFileChange::Delete(path("b")))
+        OverlayOutcome::ChangeSessionFile(SessionFileChange::Delete(path("b")))
     );
     // The list comes back without it and the highlight stays in its place.
     picker.reload(

@@ -12,21 +12,23 @@ use ratatui::style::Color;
 use rho_agent::AgentMessage;
 use rho_ai::UserMessage;
 use rho_ai::faux::{faux_message, faux_text};
+use rho_tui::app::{SessionsReply, SwitchedTo};
 use rho_tui::sessions::{
-    ForkPicker, ForkPoint, SessionPicker, SessionRow, SessionsOverlay, SwitchRequest,
-    TreeEntryKind, TreeRow, TreeView,
+    ForkPoint, SessionFileChange, SessionRow, SessionsOverlay, SwitchRequest, TreeEntryKind,
+    TreeFilter, TreeRow,
 };
 use rho_tui::transcript::{AssistantBlock, AssistantEntry, Entry};
-use rho_tui::{App, Command, view};
+use rho_tui::{App, Effect, Input, view};
 
-use crate::events::{app, info};
+use crate::drive::sessions_reply;
+use crate::events::{app, apply_all, info, user};
 
 pub(crate) fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
 }
 
-pub(crate) fn press(app: &mut App, code: KeyCode) -> Vec<Command> {
-    app.on_key(key(code), Instant::now())
+pub(crate) fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    crate::drive::press(app, key(code))
 }
 
 pub(crate) fn type_text(app: &mut App, text: &str) {
@@ -61,7 +63,8 @@ fn row(name: &str, first: &str, cwd: &str, minutes: u64, count: usize, size: u64
     }
 }
 
-fn picker() -> SessionPicker {
+/// The `/resume` picker over this folder's two sessions and a named one elsewhere.
+fn picker() -> App {
     let here = vec![
         row(
             "b",
@@ -77,33 +80,47 @@ fn picker() -> SessionPicker {
     named.name = Some("Poetry".to_owned());
     let mut everywhere = here.clone();
     everywhere.push(named);
-    SessionPicker::new(here, everywhere)
+    with_sessions(SessionsReply::Listed {
+        here,
+        everywhere,
+        current: None,
+    })
 }
 
-pub(crate) fn with_overlay(overlay: SessionsOverlay) -> App {
+/// An app with the overlay the switcher's `reply` opens.
+pub(crate) fn with_sessions(reply: SessionsReply) -> App {
     let mut app = app();
-    app.sessions = Some(overlay);
+    assert_eq!(sessions_reply(&mut app, reply), Vec::new());
+    assert!(app.sessions_overlay().is_some());
     app
+}
+
+/// An app with the `/tree` navigator open over `rows` in the default view.
+pub(crate) fn with_tree(rows: Vec<TreeRow>) -> App {
+    with_sessions(SessionsReply::Tree {
+        rows,
+        filter: TreeFilter::Default,
+    })
 }
 
 #[test]
 fn the_session_picker_lists_this_folders_sessions_with_their_size_count_and_date() {
-    let app = with_overlay(SessionsOverlay::Resume(picker()));
+    let app = picker();
     insta::assert_snapshot!(screen(&app));
 }
 
 #[test]
 fn tab_lists_every_folders_sessions_with_their_directory_and_name() {
-    let mut app = with_overlay(SessionsOverlay::Resume(picker()));
+    let mut app = picker();
     press(&mut app, KeyCode::Tab);
     insta::assert_snapshot!(screen(&app));
 }
 
 #[test]
 fn typing_narrows_the_list_and_enter_opens_the_highlighted_session() {
-    let mut app = with_overlay(SessionsOverlay::Resume(picker()));
+    let mut app = picker();
     type_text(&mut app, "session");
-    let Some(SessionsOverlay::Resume(open)) = &app.sessions else {
+    let Some(SessionsOverlay::Resume(open)) = app.sessions_overlay() else {
         panic!("the picker closed");
     };
     let visible: Vec<&str> = open
@@ -114,36 +131,33 @@ fn typing_narrows_the_list_and_enter_opens_the_highlighted_session() {
     assert_eq!(visible, ["Explain the session format"]);
     assert_eq!(
         press(&mut app, KeyCode::Enter),
-        [Command::SwitchSession(SwitchRequest::Open(PathBuf::from(
+        [Effect::SwitchSession(SwitchRequest::Open(PathBuf::from(
             "/sessions/a.jsonl"
         )))]
     );
-    assert!(app.sessions.is_none());
+    assert!(app.sessions_overlay().is_none());
 }
 
 #[test]
 fn down_moves_the_highlight_and_escape_closes_without_a_choice() {
-    let mut app = with_overlay(SessionsOverlay::Resume(picker()));
+    let mut app = picker();
     press(&mut app, KeyCode::Down);
-    let Some(SessionsOverlay::Resume(open)) = &app.sessions else {
+    let Some(SessionsOverlay::Resume(open)) = app.sessions_overlay() else {
         panic!("the picker closed");
     };
     assert_eq!(open.picker().selected_row(), 1);
     assert_eq!(press(&mut app, KeyCode::Esc), Vec::new());
-    assert!(app.sessions.is_none());
-    assert_eq!(app.editor.text(), "");
+    assert!(app.sessions_overlay().is_none());
+    assert_eq!(app.editor().text(), "");
 }
 
-fn ctrl(app: &mut App, c: char) -> Vec<Command> {
-    app.on_key(
-        KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL),
-        Instant::now(),
-    )
+fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
+    crate::drive::press(app, KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
 }
 
 #[test]
 fn ctrl_d_asks_to_confirm_the_deletion_in_the_hint_line_and_marks_the_row() {
-    let mut app = with_overlay(SessionsOverlay::Resume(picker()));
+    let mut app = picker();
     press(&mut app, KeyCode::Down);
     assert_eq!(ctrl(&mut app, 'd'), Vec::new());
     insta::assert_snapshot!(screen(&app));
@@ -159,14 +173,16 @@ fn ctrl_d_asks_to_confirm_the_deletion_in_the_hint_line_and_marks_the_row() {
     // Enter asks the binary to delete the file; the picker stays open for the new list.
     assert_eq!(
         press(&mut app, KeyCode::Enter),
-        [Command::ChangeSessionFile]
+        [Effect::ChangeSessionFile(SessionFileChange::Delete(
+            PathBuf::from("/sessions/a.jsonl")
+        ))]
     );
-    assert!(app.sessions.is_some());
+    assert!(app.sessions_overlay().is_some());
 }
 
 #[test]
 fn ctrl_r_opens_the_rename_input_prefilled_with_the_sessions_name() {
-    let mut app = with_overlay(SessionsOverlay::Resume(picker()));
+    let mut app = picker();
     press(&mut app, KeyCode::Tab);
     press(&mut app, KeyCode::Up);
     ctrl(&mut app, 'r');
@@ -174,13 +190,16 @@ fn ctrl_r_opens_the_rename_input_prefilled_with_the_sessions_name() {
     insta::assert_snapshot!(screen(&app));
     assert_eq!(
         press(&mut app, KeyCode::Enter),
-        [Command::ChangeSessionFile]
+        [Effect::ChangeSessionFile(SessionFileChange::Rename {
+            path: PathBuf::from("/sessions/c.jsonl"),
+            name: "Poetry & prose".to_owned(),
+        })]
     );
 }
 
 #[test]
 fn the_header_follows_the_named_filter_the_sort_and_the_path_toggle() {
-    let mut app = with_overlay(SessionsOverlay::Resume(picker()));
+    let mut app = picker();
     press(&mut app, KeyCode::Tab);
     ctrl(&mut app, 'n');
     ctrl(&mut app, 's');
@@ -188,8 +207,8 @@ fn the_header_follows_the_named_filter_the_sort_and_the_path_toggle() {
     insta::assert_snapshot!(screen(&app));
 }
 
-fn fork_picker() -> ForkPicker {
-    ForkPicker::new(vec![
+fn fork_picker() -> App {
+    with_sessions(SessionsReply::ForkPoints(vec![
         ForkPoint {
             entry_id: "u1".to_owned(),
             text: "First question".to_owned(),
@@ -198,22 +217,22 @@ fn fork_picker() -> ForkPicker {
             entry_id: "u2".to_owned(),
             text: "Second question\nwith two lines".to_owned(),
         },
-    ])
+    ]))
 }
 
 #[test]
 fn the_fork_picker_lists_the_user_messages_newest_first() {
-    let app = with_overlay(SessionsOverlay::Fork(fork_picker()));
+    let app = fork_picker();
     insta::assert_snapshot!(screen(&app));
 }
 
 #[test]
 fn enter_in_the_fork_picker_forks_before_the_highlighted_message() {
-    let mut app = with_overlay(SessionsOverlay::Fork(fork_picker()));
+    let mut app = fork_picker();
     press(&mut app, KeyCode::Down);
     assert_eq!(
         press(&mut app, KeyCode::Enter),
-        [Command::SwitchSession(SwitchRequest::Fork("u1".to_owned()))]
+        [Effect::SwitchSession(SwitchRequest::Fork("u1".to_owned()))]
     );
 }
 
@@ -246,7 +265,7 @@ pub(crate) fn tree_row(
     }
 }
 
-fn tree() -> TreeView {
+fn tree() -> App {
     let mut rows = vec![
         tree_row("e1", None, "user: \"Hello\"", false, true),
         tree_row("e2", Some("e1"), "assistant: \"Hi there\"", false, true),
@@ -256,18 +275,18 @@ fn tree() -> TreeView {
         tree_row("e6", Some("e5"), "assistant: \"B done\"", false, false),
     ];
     rows[2].label = Some("plan-a".to_owned());
-    TreeView::new(rows)
+    with_tree(rows)
 }
 
 #[test]
 fn the_tree_shows_the_branches_indented_with_labels_and_the_active_leaf_marked() {
-    let app = with_overlay(SessionsOverlay::Tree(tree()));
+    let app = tree();
     insta::assert_snapshot!(screen(&app));
 }
 
 #[test]
 fn enter_in_the_tree_asks_about_a_summary_and_then_switches_to_the_highlighted_entry() {
-    let mut app = with_overlay(SessionsOverlay::Tree(tree()));
+    let mut app = tree();
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Down);
     assert_eq!(press(&mut app, KeyCode::Enter), Vec::new());
@@ -275,7 +294,7 @@ fn enter_in_the_tree_asks_about_a_summary_and_then_switches_to_the_highlighted_e
     press(&mut app, KeyCode::Down);
     assert_eq!(
         press(&mut app, KeyCode::Enter),
-        [Command::SwitchSession(SwitchRequest::Branch {
+        [Effect::SwitchSession(SwitchRequest::Branch {
             entry_id: "e6".to_owned(),
             summarize: true
         })]
@@ -284,18 +303,18 @@ fn enter_in_the_tree_asks_about_a_summary_and_then_switches_to_the_highlighted_e
 
 #[test]
 fn escape_in_the_summary_question_goes_back_to_the_tree_and_no_summary_is_the_default() {
-    let mut app = with_overlay(SessionsOverlay::Tree(tree()));
+    let mut app = tree();
     press(&mut app, KeyCode::Up);
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Esc);
-    let Some(SessionsOverlay::Tree(open)) = &app.sessions else {
+    let Some(SessionsOverlay::Tree(open)) = app.sessions_overlay() else {
         panic!("the tree closed");
     };
     assert_eq!((open.selected(), open.asking), (2, None));
     press(&mut app, KeyCode::Enter);
     assert_eq!(
         press(&mut app, KeyCode::Enter),
-        [Command::SwitchSession(SwitchRequest::Branch {
+        [Effect::SwitchSession(SwitchRequest::Branch {
             entry_id: "e3".to_owned(),
             summarize: false
         })]
@@ -304,11 +323,11 @@ fn escape_in_the_summary_question_goes_back_to_the_tree_and_no_summary_is_the_de
 
 #[test]
 fn enter_on_the_active_leaf_closes_the_tree_with_pis_remark() {
-    let mut app = with_overlay(SessionsOverlay::Tree(tree()));
+    let mut app = tree();
     assert_eq!(press(&mut app, KeyCode::Enter), Vec::new());
-    assert!(app.sessions.is_none());
+    assert!(app.sessions_overlay().is_none());
     assert_eq!(
-        app.transcript,
+        app.transcript(),
         [Entry::Notice("Already at this point".to_owned())]
     );
 }
@@ -320,36 +339,42 @@ fn the_session_commands_typed_in_the_editor_become_their_commands() {
     for text in ["/resume", "/new", "/fork", "/tree"] {
         type_text(&mut app, text);
         sent.extend(press(&mut app, KeyCode::Enter));
+        if app.switching() {
+            // The switch ends (here: fails) before the next command, which it would refuse.
+            app.update(Input::SwitchDone(Err("no".to_owned())), Instant::now());
+        }
     }
     assert_eq!(
         sent,
         [
-            Command::OpenSessionPicker,
-            Command::SwitchSession(SwitchRequest::New),
-            Command::OpenForkPicker,
-            Command::OpenTree,
+            Effect::OpenSessionPicker,
+            Effect::SwitchSession(SwitchRequest::New),
+            Effect::OpenForkPicker,
+            Effect::OpenTree,
         ]
     );
-    assert!(!app.working);
+    assert!(!app.working());
 }
 
 #[test]
 fn a_switch_shows_the_resumed_transcript_its_usage_and_the_editor_text() {
     let mut app = app();
-    app.transcript.push(Entry::User("old session".to_owned()));
+    apply_all(&mut app, &user("old session"), Instant::now());
     let messages: Vec<AgentMessage> = vec![
         UserMessage::text("earlier question").into(),
         faux_message(vec![faux_text("earlier answer")]).into(),
     ];
-    app.switch_to(
-        info(),
-        &messages,
-        Some("draft".to_owned()),
-        "Resumed session".to_owned(),
-        Instant::now(),
-    );
+    let switched = SwitchedTo {
+        info: info(),
+        messages,
+        editor_text: Some("draft".to_owned()),
+        notice: "Resumed session".to_owned(),
+        warnings: Vec::new(),
+    };
+    let done = app.update(Input::SwitchDone(Ok(switched)), Instant::now());
+    assert_eq!(done, Vec::new());
     assert_eq!(
-        app.transcript,
+        app.transcript(),
         [
             Entry::User("earlier question".to_owned()),
             Entry::Assistant(AssistantEntry {
@@ -359,5 +384,5 @@ fn a_switch_shows_the_resumed_transcript_its_usage_and_the_editor_text() {
             Entry::Notice("Resumed session".to_owned()),
         ]
     );
-    assert_eq!(app.editor.text(), "draft");
+    assert_eq!(app.editor().text(), "draft");
 }

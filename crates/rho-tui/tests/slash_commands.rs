@@ -1,4 +1,4 @@
-//! `/` commands, the model picker and the keybindings, driven through `App::on_key` as the
+//! `/` commands, the model picker and the keybindings, driven through `App::update` as the
 //! event loop drives them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -7,27 +7,16 @@ use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use rho_ai::ThinkingLevel;
-use rho_tui::Command;
 use rho_tui::keybindings::{KeySpec, Keybindings, KeybindingsError, Resolved};
 use rho_tui::picker::{Picker, PickerItem, PickerOutcome};
 use rho_tui::sessions::SwitchRequest;
-use rho_tui::slash::host::open_model_picker;
-use rho_tui::slash::{ModelOption, SettingChange, SlashAction, SlashRegistry, parse};
+use rho_tui::slash::{Commands, ModelOption, SettingChange, SlashAction, SlashRegistry, parse};
 use rho_tui::transcript::Entry;
+use rho_tui::{Effect, Input};
 
+use crate::drive::{app_with, open_model_picker, paste, press, settle, submit, type_text};
 use crate::events::app;
 use crate::keyboard::{ctrl, key};
-
-fn type_text(app: &mut rho_tui::App, text: &str) {
-    for c in text.chars() {
-        app.on_key(key(KeyCode::Char(c)), Instant::now());
-    }
-}
-
-fn submit(app: &mut rho_tui::App, line: &str) -> Vec<Command> {
-    app.editor.set_text(line);
-    app.on_key(key(KeyCode::Enter), Instant::now())
-}
 
 pub fn models() -> Vec<ModelOption> {
     let model = |provider: &str, id: &str, reasoning: bool| ModelOption {
@@ -60,17 +49,15 @@ fn a_line_parses_into_the_name_and_the_trimmed_arguments() {
 fn typing_a_slash_opens_the_popup_with_every_command_and_typing_narrows_it() {
     let mut app = app();
     type_text(&mut app, "/");
-    let popup = app.commands.popup.clone().unwrap();
-    assert_eq!(popup.items.len(), app.commands.registry.commands().len());
+    let popup = app.slash_popup().cloned().unwrap();
+    assert_eq!(popup.items.len(), app.commands().registry.commands().len());
     type_text(&mut app, "co");
     let names: Vec<&str> = app
-        .commands
-        .popup
-        .as_ref()
+        .slash_popup()
         .unwrap()
         .items
         .iter()
-        .map(|&i| app.commands.registry.commands()[i].name.as_str())
+        .map(|&i| app.commands().registry.commands()[i].name.as_str())
         .collect();
     assert_eq!(&names[..2], ["copy", "compact"]);
 }
@@ -79,31 +66,28 @@ fn typing_a_slash_opens_the_popup_with_every_command_and_typing_narrows_it() {
 fn tab_completes_the_highlighted_command_and_closes_the_popup() {
     let mut app = app();
     type_text(&mut app, "/mod");
-    assert_eq!(app.on_key(key(KeyCode::Tab), Instant::now()), Vec::new());
-    assert_eq!(app.editor.text(), "/model ");
-    assert_eq!(app.commands.popup, None);
+    assert_eq!(press(&mut app, key(KeyCode::Tab)), Vec::new());
+    assert_eq!(app.editor().text(), "/model ");
+    assert_eq!(app.slash_popup(), None);
 }
 
 #[test]
 fn enter_in_the_popup_runs_the_highlighted_command() {
     let mut app = app();
     type_text(&mut app, "/hotk");
-    assert_eq!(app.on_key(key(KeyCode::Enter), Instant::now()), Vec::new());
-    assert_eq!(
-        app.commands.panel.as_ref().unwrap().title,
-        "Keyboard shortcuts"
-    );
-    assert_eq!(app.editor.text(), "");
+    assert_eq!(press(&mut app, key(KeyCode::Enter)), Vec::new());
+    assert_eq!(app.panel().unwrap().title, "Keyboard shortcuts");
+    assert_eq!(app.editor().text(), "");
 }
 
 #[test]
 fn escape_closes_the_popup_until_the_text_changes() {
     let mut app = app();
     type_text(&mut app, "/m");
-    app.on_key(key(KeyCode::Esc), Instant::now());
-    assert_eq!(app.commands.popup, None);
+    press(&mut app, key(KeyCode::Esc));
+    assert_eq!(app.slash_popup(), None);
     type_text(&mut app, "o");
-    assert!(app.commands.popup.is_some());
+    assert!(app.slash_popup().is_some());
 }
 
 #[test]
@@ -111,51 +95,48 @@ fn each_builtin_asks_for_its_work() {
     let mut app = app();
     assert_eq!(
         submit(&mut app, "/compact keep the API notes"),
-        vec![Command::Slash(SlashAction::Compact(Some(
+        vec![Effect::Slash(SlashAction::Compact(Some(
             "keep the API notes".to_owned()
         )))]
     );
     assert_eq!(
         submit(&mut app, "/compact"),
-        vec![Command::Slash(SlashAction::Compact(None))]
+        vec![Effect::Slash(SlashAction::Compact(None))]
     );
     assert_eq!(
         submit(&mut app, "/export out.html"),
-        vec![Command::Slash(SlashAction::Export(Some(
+        vec![Effect::Slash(SlashAction::Export(Some(
             "out.html".to_owned()
         )))]
     );
     assert_eq!(
         submit(&mut app, "/model gpt"),
-        vec![Command::Slash(SlashAction::OpenModelPicker(
+        vec![Effect::Slash(SlashAction::OpenModelPicker(
             "gpt".to_owned()
         ))]
     );
     assert_eq!(
         submit(&mut app, "/session"),
-        vec![Command::Slash(SlashAction::Session)]
+        vec![Effect::Slash(SlashAction::Session)]
     );
     assert_eq!(
         submit(&mut app, "/settings"),
-        vec![Command::Slash(SlashAction::Settings)]
+        vec![Effect::Slash(SlashAction::Settings)]
     );
     assert_eq!(
         submit(&mut app, "/copy"),
-        vec![Command::Slash(SlashAction::Copy)]
+        vec![Effect::Slash(SlashAction::Copy)]
     );
     assert_eq!(
         submit(&mut app, "/new"),
-        vec![Command::SwitchSession(SwitchRequest::New)]
+        vec![Effect::SwitchSession(SwitchRequest::New)]
     );
-    assert_eq!(
-        submit(&mut app, "/resume"),
-        vec![Command::OpenSessionPicker]
-    );
-    assert_eq!(submit(&mut app, "/fork"), vec![Command::OpenForkPicker]);
-    assert_eq!(submit(&mut app, "/tree"), vec![Command::OpenTree]);
-    assert!(!app.exit);
-    assert_eq!(submit(&mut app, "/quit"), Vec::new());
-    assert!(app.exit);
+    // The switch ends (here: fails) before the next command, which it would refuse.
+    app.update(Input::SwitchDone(Err("no".to_owned())), Instant::now());
+    assert_eq!(submit(&mut app, "/resume"), vec![Effect::OpenSessionPicker]);
+    assert_eq!(submit(&mut app, "/fork"), vec![Effect::OpenForkPicker]);
+    assert_eq!(submit(&mut app, "/tree"), vec![Effect::OpenTree]);
+    assert_eq!(submit(&mut app, "/quit"), vec![Effect::Exit]);
 }
 
 #[test]
@@ -163,12 +144,12 @@ fn thinking_sets_a_level_and_refuses_an_unknown_one() {
     let mut app = app();
     assert_eq!(
         submit(&mut app, "/thinking high"),
-        vec![Command::SetThinking(ThinkingLevel::High)]
+        vec![Effect::SetThinking(ThinkingLevel::High)]
     );
-    assert_eq!(app.status.info.thinking, ThinkingLevel::High);
+    assert_eq!(app.status().info().thinking, ThinkingLevel::High);
     assert_eq!(submit(&mut app, "/thinking lots"), Vec::new());
     assert_eq!(
-        app.transcript.last(),
+        app.transcript().last(),
         Some(&Entry::Error(
             "Unknown thinking level \"lots\" (one of: off, minimal, low, medium, high, xhigh)"
                 .to_owned()
@@ -178,24 +159,26 @@ fn thinking_sets_a_level_and_refuses_an_unknown_one() {
 
 #[test]
 fn skills_templates_and_unknown_commands_go_to_the_session_as_prompts() {
-    let mut app = app();
-    app.commands.registry = SlashRegistry::new(
-        vec![("review".to_owned(), "Review the diff".to_owned())],
-        vec![("pdf".to_owned(), "Read PDFs".to_owned())],
-    );
+    let mut app = app_with(Commands {
+        registry: SlashRegistry::new(
+            vec![("review".to_owned(), "Review the diff".to_owned())],
+            vec![("pdf".to_owned(), "Read PDFs".to_owned())],
+        ),
+        ..Commands::default()
+    });
     assert_eq!(
         submit(&mut app, "/review src/"),
-        vec![Command::Prompt("/review src/".to_owned())]
+        vec![Effect::Prompt("/review src/".to_owned())]
     );
-    app.working = false;
+    settle(&mut app);
     assert_eq!(
         submit(&mut app, "/skill:pdf a.pdf"),
-        vec![Command::Prompt("/skill:pdf a.pdf".to_owned())]
+        vec![Effect::Prompt("/skill:pdf a.pdf".to_owned())]
     );
-    app.working = false;
+    settle(&mut app);
     assert_eq!(
         submit(&mut app, "/nope"),
-        vec![Command::Prompt("/nope".to_owned())]
+        vec![Effect::Prompt("/nope".to_owned())]
     );
 }
 
@@ -215,8 +198,8 @@ fn a_template_named_like_a_builtin_is_left_out() {
 fn ctrl_l_opens_the_model_picker() {
     let mut app = app();
     assert_eq!(
-        app.on_key(ctrl('l'), Instant::now()),
-        vec![Command::Slash(SlashAction::OpenModelPicker(String::new()))]
+        press(&mut app, ctrl('l')),
+        vec![Effect::Slash(SlashAction::OpenModelPicker(String::new()))]
     );
 }
 
@@ -224,23 +207,23 @@ fn ctrl_l_opens_the_model_picker() {
 fn the_model_picker_starts_on_the_current_model_and_enter_switches_to_the_match() {
     let mut app = app();
     open_model_picker(&mut app, models(), "");
-    let open = app.commands.model_picker.as_ref().unwrap();
+    let open = app.model_picker().unwrap();
     assert_eq!(open.picker.selected(), Some(0));
     type_text(&mut app, "gpt5");
     assert_eq!(
-        app.on_key(key(KeyCode::Enter), Instant::now()),
-        vec![Command::Slash(SlashAction::SetModel(models()[2].clone()))]
+        press(&mut app, key(KeyCode::Enter)),
+        vec![Effect::Slash(SlashAction::SetModel(models()[2].clone()))]
     );
-    assert_eq!(app.commands.model_picker, None);
-    assert_eq!(app.editor.text(), "");
+    assert_eq!(app.model_picker(), None);
+    assert_eq!(app.editor().text(), "");
 }
 
 #[test]
 fn escape_closes_the_model_picker_without_a_switch() {
     let mut app = app();
     open_model_picker(&mut app, models(), "haiku");
-    assert_eq!(app.on_key(key(KeyCode::Esc), Instant::now()), Vec::new());
-    assert_eq!(app.commands.model_picker, None);
+    assert_eq!(press(&mut app, key(KeyCode::Esc)), Vec::new());
+    assert_eq!(app.model_picker(), None);
 }
 
 #[test]
@@ -309,13 +292,16 @@ fn a_key_the_user_gave_an_action_wins_over_its_default_owner() {
 
 #[test]
 fn the_app_uses_the_loaded_bindings() {
-    let mut app = app();
-    app.commands.keybindings =
-        Arc::new(Keybindings::from_json(r#"{"app.model.select": ["ctrl+p"]}"#).unwrap());
-    assert_eq!(app.on_key(ctrl('l'), Instant::now()), Vec::new());
+    let mut app = app_with(Commands {
+        keybindings: Arc::new(
+            Keybindings::from_json(r#"{"app.model.select": ["ctrl+p"]}"#).unwrap(),
+        ),
+        ..Commands::default()
+    });
+    assert_eq!(press(&mut app, ctrl('l')), Vec::new());
     assert_eq!(
-        app.on_key(ctrl('p'), Instant::now()),
-        vec![Command::Slash(SlashAction::OpenModelPicker(String::new()))]
+        press(&mut app, ctrl('p')),
+        vec![Effect::Slash(SlashAction::OpenModelPicker(String::new()))]
     );
 }
 
@@ -345,32 +331,32 @@ fn a_bad_keybindings_file_keeps_the_defaults_and_says_why() {
 #[test]
 fn settings_changes_a_setting_now_and_keeps_it_or_says_what_it_knows() {
     let mut app = app();
-    let save = |change| Command::Slash(SlashAction::SaveSetting(change));
+    let save = |change| Effect::Slash(SlashAction::SaveSetting(change));
     assert_eq!(
         submit(&mut app, "/settings"),
-        vec![Command::Slash(SlashAction::Settings)]
+        vec![Effect::Slash(SlashAction::Settings)]
     );
     assert_eq!(
         submit(&mut app, "/settings auto-compaction off"),
         vec![
-            Command::Slash(SlashAction::SetAutoCompaction(false)),
+            Effect::Slash(SlashAction::SetAutoCompaction(false)),
             save(SettingChange::AutoCompaction(false)),
         ]
     );
     assert_eq!(
         submit(&mut app, "/settings thinking low"),
-        vec![Command::SetThinking(ThinkingLevel::Low)]
+        vec![Effect::SetThinking(ThinkingLevel::Low)]
     );
     assert_eq!(
         submit(&mut app, "/settings theme light"),
         vec![save(SettingChange::Theme("light".to_owned()))]
     );
-    assert_eq!(app.commands.theme, rho_tui::theme::Theme::Light);
+    assert_eq!(app.theme(), rho_tui::theme::Theme::Light);
     // A level refused is neither applied nor kept.
     assert_eq!(submit(&mut app, "/settings thinking loud"), Vec::new());
     assert_eq!(submit(&mut app, "/settings colour pink"), Vec::new());
     assert_eq!(
-        app.transcript.last(),
+        app.transcript().last(),
         Some(&Entry::Error(
             "Unknown setting \"colour pink\" (try: thinking <level>, auto-compaction on|off, theme dark|light)".to_owned()
         ))
@@ -381,11 +367,11 @@ fn settings_changes_a_setting_now_and_keeps_it_or_says_what_it_knows() {
 fn a_paste_into_the_open_model_picker_becomes_its_search() {
     let mut app = app();
     open_model_picker(&mut app, models(), "");
-    assert_eq!(app.on_paste("gpt-4.1\n"), Vec::new());
-    let open = app.commands.model_picker.as_ref().unwrap();
+    assert_eq!(paste(&mut app, "gpt-4.1\n"), Vec::new());
+    let open = app.model_picker().unwrap();
     assert_eq!(
         (open.picker.query(), open.picker.selected()),
         ("gpt-4.1", Some(3))
     );
-    assert_eq!(app.editor.text(), "");
+    assert_eq!(app.editor().text(), "");
 }

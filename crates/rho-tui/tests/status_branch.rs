@@ -5,8 +5,9 @@ use std::path::Path;
 
 use rho_tui::status::git_branch;
 use rho_tui::view::status::footer_lines;
+use rho_tui::{App, Startup};
 
-use crate::events::app;
+use crate::events::info;
 
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -62,8 +63,11 @@ fn outside_a_repository_there_is_no_branch() {
 
 #[test]
 fn the_footer_shows_the_branch_after_the_cwd_as_pi_does() {
-    let mut app = app();
-    app.status.git_branch = Some("main".to_owned());
-    let [cwd, _] = footer_lines(&app.status, 40);
+    let startup = Startup {
+        git_branch: Some("main".to_owned()),
+        ..Startup::default()
+    };
+    let app = App::starting(info(), startup);
+    let [cwd, _] = footer_lines(app.status(), 40);
     assert_eq!(cwd.to_string(), "~/src/rho (main)");
 }

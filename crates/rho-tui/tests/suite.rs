@@ -3,6 +3,7 @@
 mod approval_prompt;
 mod at_paths;
 mod commands_render;
+mod drive;
 mod editor_input;
 mod events;
 mod keyboard;
@@ -10,6 +11,7 @@ mod keys;
 mod markdown;
 mod reducer;
 mod render_work;
+mod replay;
 mod resume_picker;
 mod session_pickers;
 mod sessions_ui;

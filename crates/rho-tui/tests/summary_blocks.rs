@@ -18,7 +18,8 @@ use rho_tui::view::summary::thousands;
 use rho_tui::{App, view};
 use serde_json::json;
 
-use crate::events::{app, info};
+use crate::drive::{press, switched};
+use crate::events::{app, apply_all, user};
 
 fn screen(app: &App) -> String {
     screen_of(app, 24)
@@ -53,13 +54,7 @@ fn resumed_context() -> Vec<AgentMessage> {
 
 fn resumed() -> App {
     let mut app = app();
-    app.switch_to(
-        info(),
-        &resumed_context(),
-        None,
-        "Resumed session".to_owned(),
-        Instant::now(),
-    );
+    switched(&mut app, resumed_context(), None, "Resumed session");
     app
 }
 
@@ -67,7 +62,7 @@ fn resumed() -> App {
 fn a_resumed_session_shows_its_compaction_and_branch_summaries_in_place() {
     let app = resumed();
     assert_eq!(
-        app.transcript,
+        app.transcript(),
         [
             Entry::Summary(SummaryEntry {
                 kind: SummaryKind::Compaction {
@@ -98,11 +93,11 @@ fn summaries_are_drawn_collapsed_with_pis_labels_and_the_expand_hint() {
 #[test]
 fn ctrl_o_expands_the_summaries_into_their_markdown() {
     let mut app = resumed();
-    app.on_key(
+    press(
+        &mut app,
         KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL),
-        Instant::now(),
     );
-    assert!(app.expand_tools);
+    assert!(app.expand_tools());
     // Tall enough for the whole conversation.
     insta::assert_snapshot!(screen_of(&app, 34));
 }
@@ -110,26 +105,24 @@ fn ctrl_o_expands_the_summaries_into_their_markdown() {
 #[test]
 fn a_finished_live_compaction_adds_its_summary_block() {
     let mut app = app();
-    app.transcript.push(Entry::User("hello".to_owned()));
-    app.apply(
-        &SessionEvent::Session(SessionNotice::CompactionEnd(CompactionEnd {
-            reason: CompactionReason::Manual,
-            result: Some(CompactionResult {
-                summary: "The user said hello.".to_owned(),
-                first_kept_entry_id: "e1".to_owned(),
-                tokens_before: 2048,
-                details: CompactionDetails::default(),
-                first_kept_index: 0,
-                usage: rho_ai::Usage::default(),
-            }),
-            aborted: false,
-            will_retry: false,
-            error_message: None,
-        })),
-        Instant::now(),
-    );
+    apply_all(&mut app, &user("hello"), Instant::now());
+    let compacted = SessionEvent::Session(SessionNotice::CompactionEnd(CompactionEnd {
+        reason: CompactionReason::Manual,
+        result: Some(CompactionResult {
+            summary: "The user said hello.".to_owned(),
+            first_kept_entry_id: "e1".to_owned(),
+            tokens_before: 2048,
+            details: CompactionDetails::default(),
+            first_kept_index: 0,
+            usage: rho_ai::Usage::default(),
+        }),
+        aborted: false,
+        will_retry: false,
+        error_message: None,
+    }));
+    apply_all(&mut app, &[compacted], Instant::now());
     assert_eq!(
-        app.transcript,
+        app.transcript(),
         [
             Entry::User("hello".to_owned()),
             Entry::Summary(SummaryEntry {

@@ -88,7 +88,8 @@ fn a_finished_read_shows_its_first_lines_and_how_many_more() {
 fn an_expanded_read_shows_every_line() {
     let t0 = Instant::now();
     let mut app = read_app(t0);
-    app.expand_tools = true;
+    crate::drive::press(&mut app, crate::keyboard::ctrl('o'));
+    assert!(app.expand_tools());
     insta::assert_snapshot!(screen(&app, 60, t0));
 }
 
@@ -256,7 +257,8 @@ fn thinking_is_one_line_with_its_word_count_until_shown() {
         screen(&app, 60, t0),
         "Thinking... (7 words, ctrl+t to expand)\nDone."
     );
-    app.show_thinking = true;
+    crate::drive::press(&mut app, crate::keyboard::ctrl('t'));
+    assert!(app.show_thinking());
     assert_eq!(
         screen(&app, 60, t0),
         "Check the *lexer* first, then the reader.\nDone."

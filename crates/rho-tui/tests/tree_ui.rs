@@ -4,10 +4,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use rho_tui::app::SessionsReply;
 use rho_tui::sessions::{LabelChange, SessionsOverlay, TreeFilter, TreeRow, TreeView};
-use rho_tui::{App, Command};
+use rho_tui::{App, Effect};
 
-use crate::sessions_ui::{press, screen, tree_row, type_text, with_overlay};
+use crate::drive::sessions_reply;
+use crate::sessions_ui::{press, screen, tree_row, type_text, with_tree};
 
 /// ```text
 /// [model] ─ Hello ─ Hi there ─┬─ Try approach A (plan-a) ─ [read] ─ [read result] ─ A done ─ [label]
@@ -32,26 +34,23 @@ fn rows() -> Vec<TreeRow> {
 }
 
 fn tree_app() -> App {
-    with_overlay(SessionsOverlay::Tree(TreeView::new(rows())))
+    with_tree(rows())
 }
 
-fn ctrl(app: &mut App, c: char) -> Vec<Command> {
+fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
     ctrl_with(app, c, KeyModifiers::CONTROL)
 }
 
-fn ctrl_with(app: &mut App, c: char, modifiers: KeyModifiers) -> Vec<Command> {
-    app.on_key(
-        KeyEvent::new(KeyCode::Char(c), modifiers),
-        std::time::Instant::now(),
-    )
+fn ctrl_with(app: &mut App, c: char, modifiers: KeyModifiers) -> Vec<Effect> {
+    crate::drive::press(app, KeyEvent::new(KeyCode::Char(c), modifiers))
 }
 
-fn shift_l(app: &mut App) -> Vec<Command> {
+fn shift_l(app: &mut App) -> Vec<Effect> {
     ctrl_with(app, 'L', KeyModifiers::SHIFT)
 }
 
-fn open(app: &mut App) -> &mut TreeView {
-    match app.sessions.as_mut() {
+fn open(app: &App) -> &TreeView {
+    match app.sessions_overlay() {
         Some(SessionsOverlay::Tree(tree)) => tree,
         _ => panic!("the tree closed"),
     }
@@ -87,7 +86,7 @@ fn the_all_filter_shows_the_bookkeeping_entries_and_labels_before_the_text() {
     assert_eq!(shown(&mut app).len(), 10);
     // The highlight stays on "A done"; the leaf itself is shown now, and marked.
     assert_eq!(selected(&mut app), "e4");
-    let tree = open(&mut app);
+    let tree = open(&app);
     let active = tree.active().unwrap();
     assert_eq!(tree.shown().nth(active).unwrap().0.entry_id, "l4");
     insta::assert_snapshot!(screen(&app));
@@ -142,7 +141,7 @@ fn the_filter_keys_toggle_and_cycle_as_pi_binds_them() {
 fn a_filter_that_shows_nothing_says_so_and_the_highlight_comes_back_after_it() {
     let mut rows = rows();
     rows[3].label = None;
-    let mut app = with_overlay(SessionsOverlay::Tree(TreeView::new(rows)));
+    let mut app = with_tree(rows);
     press(&mut app, KeyCode::Down);
     assert_eq!(selected(&mut app), "e5");
     ctrl(&mut app, 'l');
@@ -153,7 +152,7 @@ fn a_filter_that_shows_nothing_says_so_and_the_highlight_comes_back_after_it() {
         assert_eq!(press(&mut app, code), Vec::new());
     }
     assert_eq!(shift_l(&mut app), Vec::new());
-    assert!(open(&mut app).label_input().is_none());
+    assert!(open(&app).label_input().is_none());
     ctrl(&mut app, 'l');
     assert_eq!(selected(&mut app), "e5");
 }
@@ -171,11 +170,11 @@ fn enter_on_the_user_message_standing_for_the_leaf_asks_to_branch_there() {
     let mut app = tree_app();
     ctrl(&mut app, 'u');
     assert_eq!(press(&mut app, KeyCode::Enter), Vec::new());
-    assert_eq!(open(&mut app).asking, Some(0));
+    assert_eq!(open(&app).asking, Some(0));
     // In the default view the leaf's stand-in is an assistant message: nothing to move.
     let mut app = tree_app();
     press(&mut app, KeyCode::Enter);
-    assert!(app.sessions.is_none());
+    assert!(app.sessions_overlay().is_none());
 }
 
 #[test]
@@ -186,21 +185,18 @@ fn shift_l_edits_the_label_and_enter_hands_it_over_to_be_saved() {
     }
     assert_eq!(selected(&mut app), "e3");
     assert_eq!(shift_l(&mut app), Vec::new());
-    assert_eq!(open(&mut app).label_input().unwrap().text(), "plan-a");
+    assert_eq!(open(&app).label_input().unwrap().text(), "plan-a");
     insta::assert_snapshot!("the_label_input_under_the_tree", screen(&app));
     ctrl(&mut app, 'u');
     type_text(&mut app, "  checkpoint ");
-    assert_eq!(press(&mut app, KeyCode::Enter), [Command::SaveTreeLabel]);
-    let tree = open(&mut app);
-    assert!(tree.label_input().is_none());
     assert_eq!(
-        tree.take_label_change(),
-        Some(LabelChange {
+        press(&mut app, KeyCode::Enter),
+        [Effect::SaveTreeLabel(LabelChange {
             entry_id: "e3".to_owned(),
             label: Some("checkpoint".to_owned()),
-        })
+        })]
     );
-    assert_eq!(tree.take_label_change(), None);
+    assert!(open(&app).label_input().is_none());
     let after = screen(&app);
     assert!(
         after.contains("›   [checkpoint] user: \"Try approach A\""),
@@ -217,9 +213,8 @@ fn escape_keeps_the_label_and_an_empty_one_removes_it() {
     shift_l(&mut app);
     type_text(&mut app, "-changed");
     assert_eq!(press(&mut app, KeyCode::Esc), Vec::new());
-    let tree = open(&mut app);
+    let tree = open(&app);
     assert!(tree.label_input().is_none());
-    assert_eq!(tree.take_label_change(), None);
     assert_eq!(
         tree.selected_row().unwrap().label.as_deref(),
         Some("plan-a")
@@ -227,16 +222,14 @@ fn escape_keeps_the_label_and_an_empty_one_removes_it() {
 
     shift_l(&mut app);
     ctrl(&mut app, 'u');
-    assert_eq!(press(&mut app, KeyCode::Enter), [Command::SaveTreeLabel]);
-    let tree = open(&mut app);
     assert_eq!(
-        tree.take_label_change(),
-        Some(LabelChange {
+        press(&mut app, KeyCode::Enter),
+        [Effect::SaveTreeLabel(LabelChange {
             entry_id: "e3".to_owned(),
             label: None,
-        })
+        })]
     );
-    assert_eq!(tree.selected_row().unwrap().label, None);
+    assert_eq!(open(&app).selected_row().unwrap().label, None);
 }
 
 #[test]
@@ -249,8 +242,9 @@ fn a_reload_keeps_the_filter_and_the_highlighted_entry() {
     reloaded[7].current = false;
     reloaded[8].label = Some("plan-b".to_owned());
     reloaded.push(tree_row("l5", Some("l4"), "[label: plan-b]", true, true));
-    let tree = open(&mut app);
-    tree.reload(reloaded);
+    let saved = sessions_reply(&mut app, SessionsReply::LabelSaved(Ok(reloaded)));
+    assert_eq!(saved, Vec::new());
+    let tree = open(&app);
     assert_eq!(tree.filter(), TreeFilter::UserOnly);
     assert_eq!(tree.selected_row().unwrap().entry_id, "e5");
     assert_eq!(

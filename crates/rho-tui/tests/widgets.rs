@@ -10,7 +10,11 @@ use rho_tui::App;
 use rho_tui::view;
 use serde_json::json;
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use crate::drive::{paste, press, start_prompt};
 use crate::events::*;
+use crate::keyboard::key;
 
 fn screen(app: &App, now: Instant) -> String {
     let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
@@ -21,7 +25,7 @@ fn screen(app: &App, now: Instant) -> String {
 /// A run in progress: an answer, a finished `read`, and a `bash` still streaming output.
 fn running_tool_app(t0: Instant) -> App {
     let mut app = app();
-    app.start_prompt(t0);
+    start_prompt(&mut app, t0);
     let mut events = user("Run the tests and tell me what fails.");
     events.extend(streamed(
         &["I'll run the test suite."],
@@ -62,8 +66,15 @@ fn a_conversation_with_a_running_tool_at_80x24() {
 fn expanded_tool_output_and_thinking_show_everything() {
     let t0 = Instant::now();
     let mut app = running_tool_app(t0);
-    app.expand_tools = true;
-    app.show_thinking = true;
+    press(
+        &mut app,
+        KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL),
+    );
+    press(
+        &mut app,
+        KeyEvent::new(KeyCode::Char('t'), KeyModifiers::CONTROL),
+    );
+    assert!(app.expand_tools() && app.show_thinking());
     insta::assert_snapshot!(screen(&app, t0 + Duration::from_millis(3200)));
 }
 
@@ -105,7 +116,7 @@ fn the_status_shows_retry_countdown_queues_usage_and_model() {
             error_message: "overloaded".to_owned(),
         },
     ] {
-        app.apply(&SessionEvent::Session(notice), t0);
+        apply_all(&mut app, &[SessionEvent::Session(notice)], t0);
     }
     let mut terminal = Terminal::new(TestBackend::new(80, 3)).unwrap();
     terminal
@@ -132,7 +143,10 @@ fn the_status_shows_retry_countdown_queues_usage_and_model() {
 #[test]
 fn the_editor_grows_with_its_lines_and_wraps_long_ones() {
     let mut app = app();
-    app.on_paste("first line\nsecond line that is long enough to wrap around the edge of an eighty column screen, twice over\nthird");
+    paste(
+        &mut app,
+        "first line\nsecond line that is long enough to wrap around the edge of an eighty column screen, twice over\nthird",
+    );
     insta::assert_snapshot!(screen(&app, Instant::now()));
 }
 
@@ -146,7 +160,10 @@ fn a_tall_conversation_keeps_the_newest_lines_in_view_and_scrolls_up() {
     let bottom = screen(&app, t0);
     assert!(bottom.contains("› message 11"), "{bottom}");
     assert!(!bottom.contains("› message 0 "), "{bottom}");
-    app.scroll = 100;
+    for _ in 0..10 {
+        press(&mut app, key(KeyCode::PageUp));
+    }
+    assert_eq!(app.scroll(), 100);
     let top = screen(&app, t0);
     assert!(top.contains("› message 0 "), "{top}");
 }
@@ -184,8 +201,9 @@ fn command_output_keeps_its_newest_lines_while_running_and_when_finished() {
             "  line 8",
         ]
     );
-    app.apply(
-        &tool_end("b", "bash", &output.join("\n"), false, Some(1500)),
+    apply_all(
+        &mut app,
+        &[tool_end("b", "bash", &output.join("\n"), false, Some(1500))],
         t0,
     );
     assert_eq!(

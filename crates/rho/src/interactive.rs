@@ -129,7 +129,7 @@ pub async fn run(mut cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Res
         thinking_changed: Some(Box::new(thinking_changed)),
         sessions: Some(Arc::new(switcher)),
         start_commands: if open_picker {
-            vec![rho_tui::Command::OpenSessionPicker]
+            vec![rho_tui::Effect::OpenSessionPicker]
         } else {
             Vec::new()
         },

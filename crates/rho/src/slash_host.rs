@@ -322,7 +322,6 @@ pub fn ui_setup(cli: &Cli, home: Option<&Path>, cwd: &Path) -> (Commands, Vec<St
         keybindings: std::sync::Arc::new(keybindings),
         theme,
         theme_auto: choice == ThemeChoice::Auto && theme != Theme::NoColor,
-        ..Commands::default()
     };
     (commands, warnings)
 }

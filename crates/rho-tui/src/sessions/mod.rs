@@ -9,7 +9,6 @@ mod rename;
 pub mod replay;
 pub mod resume_order;
 mod resume_view;
-pub(crate) mod switch;
 pub mod tree;
 pub mod tree_filter;
 mod tree_label;
@@ -207,12 +206,10 @@ pub enum OverlayOutcome {
     Chosen(SwitchRequest),
     /// Closed with a remark for the conversation (Pi's "Already at this point").
     Remark(String),
-    /// Still open; the label it holds ([`TreeView::take_label_change`]) is to be saved and its
-    /// rows reloaded.
-    SaveLabel,
-    /// Still open; the change the `/resume` picker holds ([`SessionPicker::take_change`]) is to
-    /// be made to a session file and the list reloaded.
-    ChangeSessionFile,
+    /// Still open; this label (already shown) is to be saved and the tree's rows reloaded.
+    SaveLabel(LabelChange),
+    /// Still open; this change is to be made to a session file and the list reloaded.
+    ChangeSessionFile(SessionFileChange),
 }
 
 impl SessionsOverlay {

@@ -59,8 +59,6 @@ pub struct SessionPicker {
     confirming: Option<PathBuf>,
     renaming: Option<RenameInput>,
     status: Option<PickerStatus>,
-    /// A change asked for and not yet taken by the binary.
-    change: Option<SessionFileChange>,
     picker: Picker,
 }
 
@@ -80,7 +78,6 @@ impl SessionPicker {
             confirming: None,
             renaming: None,
             status: None,
-            change: None,
             picker,
         };
         picker.rebuild(false);
@@ -158,11 +155,6 @@ impl SessionPicker {
         self.rows().get(*row)
     }
 
-    /// The change the last [`OverlayOutcome::ChangeSessionFile`] asked for.
-    pub fn take_change(&mut self) -> Option<SessionFileChange> {
-        self.change.take()
-    }
-
     /// Shows `status` in place of the hints until the next key.
     pub fn set_status(&mut self, status: PickerStatus) {
         self.status = Some(status);
@@ -235,8 +227,7 @@ impl SessionPicker {
     }
 
     fn ask(&mut self, change: SessionFileChange) -> OverlayOutcome {
-        self.change = Some(change);
-        OverlayOutcome::ChangeSessionFile
+        OverlayOutcome::ChangeSessionFile(change)
     }
 
     /// Ctrl+D: asks to confirm deleting the highlighted session, which must not be rho's own.

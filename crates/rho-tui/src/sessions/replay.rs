@@ -8,11 +8,9 @@ use rho_agent::AgentMessage;
 use rho_ai::ContentBlock;
 use serde_json::Value;
 
-use crate::app::App;
-use crate::status::SessionInfo;
 use crate::transcript::{
-    AssistantEntry, Entry, SummaryEntry, SummaryKind, ToolEntry, ToolStatus, blocks_text,
-    tool_entry_mut,
+    AssistantEntry, Entry, SummaryEntry, SummaryKind, ToolEntry, ToolOrigin, ToolStatus,
+    blocks_text, tool_entry_mut,
 };
 
 /// The conversation entries for `messages`, oldest first; `now` stands for when the tools ran.
@@ -34,6 +32,7 @@ pub fn transcript_of(messages: &[AgentMessage], now: Instant) -> Vec<Entry> {
             for block in &assistant.content {
                 if let ContentBlock::ToolCall(call) = block {
                     entries.push(Entry::Tool(ToolEntry {
+                        origin: ToolOrigin::Agent,
                         id: call.id.clone(),
                         name: call.name.clone(),
                         args: call.arguments.clone(),
@@ -50,7 +49,8 @@ pub fn transcript_of(messages: &[AgentMessage], now: Instant) -> Vec<Entry> {
                 entries.push(Entry::Error(format!("Error: {error}")));
             }
         } else if let Some(result) = message.as_tool_result()
-            && let Some(tool) = tool_entry_mut(&mut entries, &result.tool_call_id)
+            && let Some(tool) =
+                tool_entry_mut(&mut entries, ToolOrigin::Agent, &result.tool_call_id)
         {
             tool.status = ToolStatus::ended(result.is_error, result.duration_ms);
             tool.elapsed = result.duration_ms.map(Duration::from_millis);
@@ -84,34 +84,4 @@ pub fn summary_of(message: &AgentMessage) -> Option<SummaryEntry> {
         .unwrap_or_default()
         .to_owned();
     Some(SummaryEntry { kind, summary })
-}
-
-impl App {
-    /// The UI now shows another session: its transcript, its status line, a clean slate
-    /// otherwise (no run, no queue, no scroll), and `editor_text` in the editor when given.
-    pub fn switch_to(
-        &mut self,
-        info: SessionInfo,
-        messages: &[AgentMessage],
-        editor_text: Option<String>,
-        notice: String,
-        now: Instant,
-    ) {
-        let branch = self.status.git_branch.take();
-        self.status = crate::status::Status::new(info);
-        self.status.git_branch = branch;
-        for assistant in messages.iter().filter_map(AgentMessage::as_assistant) {
-            self.status.add_usage(&assistant.usage);
-        }
-        self.working = false;
-        self.working_since = None;
-        self.scroll = 0;
-        self.approvals.clear();
-        self.completion = None;
-        self.transcript = transcript_of(messages, now);
-        self.transcript.push(Entry::Notice(notice));
-        if let Some(text) = editor_text {
-            self.editor.set_text(text);
-        }
-    }
 }

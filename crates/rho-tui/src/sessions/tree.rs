@@ -8,7 +8,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::tree_filter::{ShownRow, nearest_shown, shown_rows};
 use super::tree_label::{LabelInput, LabelKey};
-use super::{LabelChange, OverlayOutcome, SwitchRequest, TreeEntryKind, TreeFilter, TreeRow};
+use super::{OverlayOutcome, SwitchRequest, TreeEntryKind, TreeFilter, TreeRow};
 use crate::picker::wrap_step as step;
 
 /// Rows one Left/Right moves (Pi: page up/down).
@@ -34,8 +34,6 @@ pub struct TreeView {
     pub asking: Option<usize>,
     /// While a label is edited: the input.
     editing: Option<LabelInput>,
-    /// A label entered and not yet saved.
-    saving: Option<LabelChange>,
 }
 
 impl TreeView {
@@ -59,7 +57,6 @@ impl TreeView {
             anchor,
             asking: None,
             editing: None,
-            saving: None,
         };
         view.refilter();
         view
@@ -106,11 +103,6 @@ impl TreeView {
     /// The label input, while Shift+L has it open.
     pub fn label_input(&self) -> Option<&LabelInput> {
         self.editing.as_ref()
-    }
-
-    /// The label entered with Shift+L and Enter, handed over once to be saved.
-    pub fn take_label_change(&mut self) -> Option<LabelChange> {
-        self.saving.take()
     }
 
     /// Replaces the rows (the file changed: a label was written), keeping the filter and the
@@ -225,8 +217,7 @@ impl TreeView {
                 {
                     row.label.clone_from(&change.label);
                 }
-                self.saving = Some(change);
-                OverlayOutcome::SaveLabel
+                OverlayOutcome::SaveLabel(change)
             }
         }
     }

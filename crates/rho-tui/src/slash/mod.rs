@@ -3,7 +3,6 @@
 //! the commands while the first word is typed.
 
 pub mod host;
-mod keys;
 pub mod panel;
 pub mod view;
 
@@ -213,19 +212,12 @@ pub struct ModelPicker {
     pub models: Vec<ModelOption>,
 }
 
-/// The commands' part of the UI state.
+/// What the commands are set up with: the registry, the keys and the theme. (The popup, the
+/// model picker and the panels are the state's overlays.)
 #[derive(Clone, Debug, Default)]
 pub struct Commands {
     /// What `/` can complete to.
     pub registry: SlashRegistry,
-    /// The popup, while a command name is typed.
-    pub popup: Option<SlashPopup>,
-    /// The popup was closed with Escape for this text; it reopens once the text changes.
-    pub dismissed: Option<String>,
-    /// The model picker, while open.
-    pub model_picker: Option<ModelPicker>,
-    /// A text panel (`/hotkeys`, `/help`, `/session`, `/settings`), while open.
-    pub panel: Option<Panel>,
     /// The key bindings in effect.
     pub keybindings: Arc<Keybindings>,
     /// The colour theme.

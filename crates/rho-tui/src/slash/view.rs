@@ -6,7 +6,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
-use super::{Commands, Panel, SlashPopup, SlashRegistry};
+use super::{Panel, SlashPopup, SlashRegistry};
+use crate::app::App;
 use crate::view::list::{self, dim};
 
 /// Most commands listed at once.
@@ -45,16 +46,20 @@ pub fn popup_lines(
 
 /// Draws what the commands have on screen: the popup over the conversation's bottom rows, a
 /// panel or the model picker over the conversation and editor.
-pub fn render(frame: &mut Frame, conversation: Rect, editor: Rect, commands: &Commands) {
-    if let Some(popup) = &commands.popup {
-        let lines = popup_lines(popup, &commands.registry, usize::from(conversation.width));
+pub fn render(frame: &mut Frame, conversation: Rect, editor: Rect, app: &App) {
+    if let Some(popup) = app.slash_popup() {
+        let lines = popup_lines(
+            popup,
+            &app.commands().registry,
+            usize::from(conversation.width),
+        );
         list::render_at_bottom(frame, conversation, lines);
     }
     let whole = conversation.union(editor);
-    if let Some(panel) = &commands.panel {
+    if let Some(panel) = app.panel() {
         render_panel(frame, whole, panel);
     }
-    if let Some(open) = &commands.model_picker {
+    if let Some(open) = app.model_picker() {
         crate::picker::view::render(frame, whole, &open.picker);
     }
 }

@@ -25,13 +25,13 @@ pub fn spinner(elapsed: Duration) -> char {
     SPINNER[(elapsed.as_millis() / 80) as usize % SPINNER.len()]
 }
 
-/// Renders the conversation into `area`, scrolled `app.scroll` lines up from the bottom. Code of
+/// Renders the conversation into `area`, scrolled `app.scroll()` lines up from the bottom. Code of
 /// finished replies is highlighted only on the rows shown.
 pub fn render(frame: &mut Frame, area: Rect, app: &App, now: Instant) {
     let Layout { mut lines, code } = layout(app, usize::from(area.width), now);
     let height = usize::from(area.height);
     // Scrolling stops with the first line at the top.
-    let scroll = app.scroll.min(lines.len().saturating_sub(height));
+    let scroll = app.scroll().min(lines.len().saturating_sub(height));
     let bottom = lines.len() - scroll;
     let top = bottom.saturating_sub(height);
     lazy_code::fill(&mut lines, &code, top..bottom);
@@ -59,7 +59,7 @@ pub struct Layout {
 pub fn layout(app: &App, width: usize, now: Instant) -> Layout {
     let mut out = Vec::new();
     let mut code = Vec::new();
-    for entry in &app.transcript {
+    for entry in app.transcript() {
         if !out.is_empty() {
             out.push(Line::default());
         }
@@ -68,7 +68,9 @@ pub fn layout(app: &App, width: usize, now: Instant) -> Layout {
             Entry::Assistant(assistant) => {
                 assistant_lines(assistant, app, width, &mut out, &mut code);
             }
-            Entry::Tool(tool) => out.extend(tool_block::lines(tool, app.expand_tools, width, now)),
+            Entry::Tool(tool) => {
+                out.extend(tool_block::lines(tool, app.expand_tools(), width, now))
+            }
             Entry::Error(text) => {
                 out.extend(styled(wrap(text, width), Style::default().fg(Color::Red)))
             }
@@ -76,7 +78,7 @@ pub fn layout(app: &App, width: usize, now: Instant) -> Layout {
                 wrap(text, width),
                 Style::default().fg(Color::Yellow),
             )),
-            Entry::Summary(entry) => out.extend(summary::lines(entry, app.expand_tools, width)),
+            Entry::Summary(entry) => out.extend(summary::lines(entry, app.expand_tools(), width)),
         }
     }
     Layout { lines: out, code }
@@ -120,7 +122,7 @@ fn assistant_lines(
                 out.extend(document.lines.iter().cloned());
             }
             AssistantBlock::Thinking(text) if text.trim().is_empty() => {}
-            AssistantBlock::Thinking(text) if app.show_thinking => {
+            AssistantBlock::Thinking(text) if app.show_thinking() => {
                 out.extend(styled(wrap(text.trim(), width), thinking_style));
             }
             AssistantBlock::Thinking(text) => {

@@ -27,10 +27,10 @@ use crate::app::App;
 pub fn draw(frame: &mut Frame, app: &App, now: Instant) {
     let area = frame.area();
     // An approval dialog takes the editor's place: the answer is the only input then.
-    let dialog = app.approvals.front();
+    let dialog = app.approvals().front();
     let editor_rows = match dialog {
         Some(dialog) => approval::height(dialog, usize::from(area.width)).saturating_sub(2),
-        None => editor::rows(&app.editor, usize::from(area.width)),
+        None => editor::rows(app.editor(), usize::from(area.width)),
     };
     let editor_rows = u16::try_from(editor_rows).unwrap_or(u16::MAX);
     let [conversation, notice, editor_area, footer] = Layout::vertical([
@@ -45,15 +45,15 @@ pub fn draw(frame: &mut Frame, app: &App, now: Instant) {
     match dialog {
         Some(dialog) => approval::render(frame, editor_area, dialog),
         None => {
-            editor::render(frame, editor_area, &app.editor, app.working);
-            if let Some(open) = &app.completion {
-                completion::render(frame, conversation, open, app.files.is_some());
+            editor::render(frame, editor_area, app.editor(), app.working());
+            if let Some(open) = app.completion() {
+                completion::render(frame, conversation, open, app.files_indexed());
             }
         }
     }
-    if let Some(overlay) = &app.sessions {
+    if let Some(overlay) = app.sessions_overlay() {
         crate::sessions::view::render(frame, conversation.union(editor_area), overlay);
     }
-    crate::slash::view::render(frame, conversation, editor_area, &app.commands);
-    app.commands.theme.apply(frame.buffer_mut());
+    crate::slash::view::render(frame, conversation, editor_area, app);
+    app.theme().apply(frame.buffer_mut());
 }

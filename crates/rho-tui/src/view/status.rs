@@ -17,11 +17,11 @@ use crate::status::{Status, format_tokens, thinking_name};
 
 /// The notice line: what runs now and what waits in the queues.
 pub fn notice_line(app: &App, now: Instant) -> Line<'static> {
-    let status = &app.status;
-    let since = app.working_since.unwrap_or(now);
+    let status = app.status();
+    let since = app.working_since().unwrap_or(now);
     let spin = spinner(now.saturating_duration_since(since));
     let mut parts: Vec<Span<'static>> = Vec::new();
-    if let Some(retry) = &status.retry {
+    if let Some(retry) = status.retry() {
         parts.push(Span::styled(
             format!(
                 "{spin} Retrying ({}/{}) in {}s... (esc to cancel)",
@@ -31,12 +31,12 @@ pub fn notice_line(app: &App, now: Instant) -> Line<'static> {
             ),
             Style::default().fg(Color::Yellow),
         ));
-    } else if let Some(label) = &status.compacting {
+    } else if let Some(label) = status.compacting() {
         parts.push(Span::styled(
             format!("{spin} {label} (esc to cancel)"),
             Style::default().fg(Color::Cyan),
         ));
-    } else if app.working {
+    } else if app.working() {
         parts.push(Span::styled(
             format!("{spin} Working... (esc to interrupt)"),
             Style::default().fg(Color::Cyan),
@@ -54,8 +54,8 @@ pub fn notice_line(app: &App, now: Instant) -> Line<'static> {
 
 fn queue_summary(status: &Status) -> String {
     let counts = [
-        (status.steering.len(), "steering"),
-        (status.follow_up.len(), "follow-up"),
+        (status.steering().len(), "steering"),
+        (status.follow_up().len(), "follow-up"),
     ];
     let parts: Vec<String> = counts
         .iter()
@@ -72,42 +72,39 @@ fn queue_summary(status: &Status) -> String {
 /// The footer's two lines at `width` columns.
 pub fn footer_lines(status: &Status, width: usize) -> [Line<'static>; 2] {
     let dim = Style::default().fg(Color::DarkGray);
-    let cwd = match &status.git_branch {
-        Some(branch) => format!("{} ({branch})", status.info.cwd),
-        None => status.info.cwd.clone(),
+    let info = status.info();
+    let cwd = match status.git_branch() {
+        Some(branch) => format!("{} ({branch})", info.cwd),
+        None => info.cwd.clone(),
     };
     let cwd = Line::from(Span::styled(truncate(&cwd, width), dim));
     let mut stats = Vec::new();
     let counts = [
-        ("↑", status.input),
-        ("↓", status.output),
-        ("R", status.cache_read),
-        ("W", status.cache_write),
+        ("↑", status.input()),
+        ("↓", status.output()),
+        ("R", status.cache_read()),
+        ("W", status.cache_write()),
     ];
     for (mark, count) in counts {
         if count > 0 {
             stats.push(format!("{mark}{}", format_tokens(count)));
         }
     }
-    if status.cost > 0.0 {
-        stats.push(format!("${:.3}", status.cost));
+    if status.cost() > 0.0 {
+        stats.push(format!("${:.3}", status.cost()));
     }
-    let window = format_tokens(status.info.context_window);
-    let auto = if status.info.auto_compact {
-        " (auto)"
-    } else {
-        ""
-    };
-    stats.push(match (status.context_tokens, status.context_percent()) {
+    let window = format_tokens(info.context_window);
+    let auto = if info.auto_compact { " (auto)" } else { "" };
+    stats.push(match (status.context_tokens(), status.context_percent()) {
         (Some(tokens), Some(percent)) => {
             format!("ctx {} {percent:.1}%/{window}{auto}", format_tokens(tokens))
         }
         _ => format!("ctx ?/{window}{auto}"),
     });
     let left = truncate(&stats.join(" "), width);
-    let model = &status.info.model_id;
-    let right = if status.info.reasoning {
-        match thinking_name(status.info.thinking) {
+    let model = &info.model_id;
+    let right = if info.reasoning {
+        match thinking_name(info.thinking) {
             "off" => format!("{model} • thinking off"),
             level => format!("{model} • {level}"),
         }
@@ -131,6 +128,6 @@ pub fn footer_lines(status: &Status, width: usize) -> [Line<'static>; 2] {
 /// Renders the notice line into `notice` and the footer into `footer`.
 pub fn render(frame: &mut Frame, notice: Rect, footer: Rect, app: &App, now: Instant) {
     frame.render_widget(Paragraph::new(notice_line(app, now)), notice);
-    let lines = footer_lines(&app.status, usize::from(footer.width));
+    let lines = footer_lines(app.status(), usize::from(footer.width));
     frame.render_widget(Paragraph::new(lines.to_vec()), footer);
 }
