@@ -7,13 +7,13 @@ use std::time::Instant;
 
 use futures::FutureExt;
 use futures::stream::{FuturesUnordered, StreamExt};
-use rho_ai::{AssistantMessage, ContentBlock, ToolCall, ToolResultMessage, now_ms};
+use rho_ai::{AgentMessage, AssistantMessage, ContentBlock, ToolCall, ToolResultMessage, now_ms};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
-use crate::config::ToolExecution;
-use crate::event::{AgentEvent, ToolResultPayload};
+use crate::config::{LoopConfig, ToolExecution};
+use crate::event::{AgentEvent, EventSink, ToolResultPayload};
 use crate::hooks::{AfterToolCall, BeforeToolCall};
-use crate::run::Run;
 use crate::tool::{AgentTool, ExecutionMode, ToolOutput, ToolUpdates};
 use crate::validate::ArgumentValidator;
 
@@ -116,6 +116,27 @@ enum Preflight {
     Ready(Prepared),
 }
 
+/// What a batch may touch of the run that started it: the tools, the hooks, the cancellation,
+/// the event sink and (read-only, for the hooks) the context so far.
+pub(crate) struct BatchContext<'a> {
+    /// The run's tools.
+    pub tools: &'a ToolTable,
+    /// Parallel or sequential, and the tool hooks.
+    pub config: &'a LoopConfig,
+    /// The run's cancellation.
+    pub cancel: &'a CancellationToken,
+    /// Where events go.
+    pub sink: &'a Arc<dyn EventSink>,
+    /// The context so far.
+    pub messages: &'a [AgentMessage],
+}
+
+impl BatchContext<'_> {
+    fn emit(&self, event: AgentEvent) {
+        self.sink.emit(event);
+    }
+}
+
 /// The results of one batch.
 pub(crate) struct Batch {
     pub messages: Vec<Arc<ToolResultMessage>>,
@@ -124,7 +145,7 @@ pub(crate) struct Batch {
 
 /// Executes every tool call of `assistant`.
 pub(crate) async fn execute_tool_calls(
-    run: &Run<'_>,
+    run: &BatchContext<'_>,
     assistant: &AssistantMessage,
     calls: Vec<ToolCall>,
 ) -> Batch {
@@ -159,7 +180,7 @@ pub(crate) async fn execute_tool_calls(
 }
 
 async fn execute_sequential(
-    run: &Run<'_>,
+    run: &BatchContext<'_>,
     assistant: &AssistantMessage,
     calls: &[ToolCall],
 ) -> Vec<(bool, Arc<ToolResultMessage>)> {
@@ -182,7 +203,7 @@ async fn execute_sequential(
 }
 
 async fn execute_parallel(
-    run: &Run<'_>,
+    run: &BatchContext<'_>,
     assistant: &AssistantMessage,
     calls: &[ToolCall],
 ) -> Vec<Finalized> {
@@ -221,7 +242,11 @@ async fn execute_parallel(
 }
 
 /// Registered? Arguments prepared and valid? Allowed by `beforeToolCall`? In that order.
-async fn preflight(run: &Run<'_>, assistant: &AssistantMessage, call: &ToolCall) -> Preflight {
+async fn preflight(
+    run: &BatchContext<'_>,
+    assistant: &AssistantMessage,
+    call: &ToolCall,
+) -> Preflight {
     let Some(tool) = run.tools.get(&call.name) else {
         return Preflight::Refused(Finalized::refusal(
             format!("Tool {} not found", call.name),
@@ -246,9 +271,9 @@ async fn preflight(run: &Run<'_>, assistant: &AssistantMessage, call: &ToolCall)
                 assistant_message: assistant,
                 tool_call: call,
                 args: &args,
-                context: &run.messages,
+                context: run.messages,
             },
-            &run.cancel,
+            run.cancel,
         ))
         .catch_unwind()
         .await;
@@ -270,12 +295,12 @@ async fn preflight(run: &Run<'_>, assistant: &AssistantMessage, call: &ToolCall)
 
 /// Runs `execute` (a panic becomes an error result), then `afterToolCall`.
 async fn execute_and_finalize(
-    run: &Run<'_>,
+    run: &BatchContext<'_>,
     assistant: &AssistantMessage,
     call: &ToolCall,
     prepared: Prepared,
 ) -> Finalized {
-    let updates = ToolUpdates::new(run.sink.clone(), &call.id, &call.name, &call.arguments);
+    let updates = ToolUpdates::new(Arc::clone(run.sink), &call.id, &call.name, &call.arguments);
     let started = Instant::now();
     let executed = std::panic::AssertUnwindSafe(prepared.tool.execute(
         &call.id,
@@ -311,9 +336,9 @@ async fn execute_and_finalize(
             args: &prepared.args,
             result: &output,
             is_error,
-            context: &run.messages,
+            context: run.messages,
         },
-        &run.cancel,
+        run.cancel,
     ))
     .catch_unwind()
     .await;
@@ -360,7 +385,7 @@ fn panic_text(panic: Box<dyn std::any::Any + Send>) -> String {
     format!("Tool panicked: {message}")
 }
 
-fn emit_start(run: &Run<'_>, call: &ToolCall) {
+fn emit_start(run: &BatchContext<'_>, call: &ToolCall) {
     run.emit(AgentEvent::ToolExecutionStart {
         tool_call_id: call.id.clone(),
         tool_name: call.name.clone(),
@@ -368,7 +393,7 @@ fn emit_start(run: &Run<'_>, call: &ToolCall) {
     });
 }
 
-fn emit_end(run: &Run<'_>, call: &ToolCall, f: &Finalized) {
+fn emit_end(run: &BatchContext<'_>, call: &ToolCall, f: &Finalized) {
     run.emit(AgentEvent::ToolExecutionEnd {
         tool_call_id: call.id.clone(),
         tool_name: call.name.clone(),
@@ -397,7 +422,7 @@ fn tool_result_message(call: &ToolCall, f: Finalized) -> Arc<ToolResultMessage> 
     })
 }
 
-fn emit_result_message(run: &Run<'_>, message: &Arc<ToolResultMessage>) {
+fn emit_result_message(run: &BatchContext<'_>, message: &Arc<ToolResultMessage>) {
     run.emit(AgentEvent::MessageStart {
         message: message.clone().into(),
     });

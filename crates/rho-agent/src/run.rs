@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{LoopConfig, LoopContext};
 use crate::event::{AgentEvent, EventSink};
-use crate::execute::{ToolTable, execute_tool_calls};
+use crate::execute::{BatchContext, ToolTable, execute_tool_calls};
 use crate::hooks::TurnSummary;
 use rho_ai::{AgentMessage, default_convert_to_llm};
 
@@ -69,13 +69,13 @@ pub async fn run_agent_loop_continue(
 
 /// The state of one run.
 pub(crate) struct Run<'c> {
-    pub config: &'c LoopConfig,
-    pub cancel: CancellationToken,
-    pub sink: Arc<dyn EventSink>,
-    pub system_prompt: Option<Arc<str>>,
-    pub messages: Vec<AgentMessage>,
-    pub new_messages: Vec<AgentMessage>,
-    pub tools: ToolTable,
+    config: &'c LoopConfig,
+    cancel: CancellationToken,
+    sink: Arc<dyn EventSink>,
+    system_prompt: Option<Arc<str>>,
+    messages: Vec<AgentMessage>,
+    new_messages: Vec<AgentMessage>,
+    tools: ToolTable,
     specs: Arc<[ToolSpec]>,
     /// The default `convertToLlm` of `messages[..llm_synced]`, extended as the context grows, so
     /// a turn costs the same whatever the transcript's length.
@@ -105,12 +105,12 @@ impl<'c> Run<'c> {
         }
     }
 
-    pub fn emit(&self, event: AgentEvent) {
+    fn emit(&self, event: AgentEvent) {
         self.sink.emit(event);
     }
 
     /// Emits `message_start`/`message_end` and appends the message to the context.
-    pub fn add_message(&mut self, message: AgentMessage) {
+    fn add_message(&mut self, message: AgentMessage) {
         self.emit(AgentEvent::MessageStart {
             message: message.clone(),
         });
@@ -174,7 +174,14 @@ impl<'c> Run<'c> {
                 let mut results = Vec::new();
                 has_more_tool_calls = false;
                 if !calls.is_empty() {
-                    let batch = execute_tool_calls(self, &assistant, calls).await;
+                    let context = BatchContext {
+                        tools: &self.tools,
+                        config: self.config,
+                        cancel: &self.cancel,
+                        sink: &self.sink,
+                        messages: &self.messages,
+                    };
+                    let batch = execute_tool_calls(&context, &assistant, calls).await;
                     has_more_tool_calls = !batch.terminate;
                     for result in &batch.messages {
                         self.messages.push(result.clone().into());
