@@ -169,3 +169,52 @@ async fn an_aborted_prompt_settles_once_with_reason_aborted() {
     assert_eq!(kinds.iter().filter(|k| *k == "agent_settled").count(), 1);
     assert_eq!(kinds.last().unwrap(), "agent_settled");
 }
+
+/// Panics on its first call (a provider bug), then answers as `inner`.
+struct PanicsOnce {
+    inner: FauxProvider,
+    panicked: std::sync::atomic::AtomicBool,
+}
+
+impl rho_ai::Provider for PanicsOnce {
+    fn stream(
+        &self,
+        model: &rho_ai::Model,
+        context: rho_ai::Context,
+        options: rho_ai::StreamOptions,
+    ) -> rho_ai::AssistantMessageEventStream {
+        if !self
+            .panicked
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            panic!("provider bug");
+        }
+        self.inner.stream(model, context, options)
+    }
+}
+
+#[tokio::test]
+async fn a_prompt_that_panics_frees_the_session_for_the_next_one() {
+    let faux = FauxProvider::new();
+    faux.push(faux_message(vec![faux_text("served")]));
+    let provider = Arc::new(PanicsOnce {
+        inner: faux.clone(),
+        panicked: Default::default(),
+    });
+    let session = AgentSession::new(AgentOptions::new(provider, faux.model()));
+    let run = session.start_prompt("first".into(), Vec::new()).unwrap();
+    assert!(session.is_busy());
+    let panicked = tokio::spawn(run).await;
+    assert!(panicked.is_err_and(|e| e.is_panic()));
+    assert!(
+        !session.is_busy(),
+        "the panicking prompt left the session busy"
+    );
+
+    let settled = session.prompt("second").await.unwrap();
+    assert_eq!(settled.reason, SettledReason::Completed);
+    let last = session
+        .agent()
+        .with_state(|s| s.messages.last().and_then(|m| m.as_assistant()).cloned());
+    assert_eq!(last.unwrap().text(), "served");
+}

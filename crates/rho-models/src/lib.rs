@@ -16,6 +16,7 @@
 pub mod auth;
 pub mod catalog;
 mod collate;
+pub mod command;
 pub mod env;
 pub mod error;
 mod jsonc;
@@ -30,6 +31,7 @@ pub mod thinking;
 
 pub use auth::AuthStore;
 pub use catalog::{ModelEntry, ThinkingLevelMap, builtin_models};
+pub use command::kill_running_commands;
 pub use env::{Environment, MapEnvironment, ProcessEnvironment, rho_home};
 pub use error::{AuthFileError, KeyError, ModelError, ModelsJsonError};
 pub use key::ApiKey;

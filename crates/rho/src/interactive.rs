@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use anyhow::Context as _;
 use async_trait::async_trait;
 use rho_agent::{AgentMessage, CustomMessage};
 use rho_tui::approval::TuiApprover;
@@ -26,8 +27,16 @@ use crate::slash_host::{self, SlashHost};
 const EXIT_AFTER_FIRST_FRAME: &str = "RHO_EXIT_AFTER_FIRST_FRAME";
 
 /// Runs the interactive mode until the user leaves; `Err` is a failure before the screen opens.
-pub async fn run(mut cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<u8> {
-    let chosen = session_builder::choose(&mut cli, &target, cwd)?;
+pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<u8> {
+    // Settings and keys (a `!command` may run for seconds) are read off the runtime.
+    let choosing = cwd.to_path_buf();
+    let (cli, target, chosen) = tokio::task::spawn_blocking(move || {
+        let mut cli = cli;
+        let chosen = session_builder::choose(&mut cli, &target, &choosing)?;
+        anyhow::Ok((cli, target, chosen))
+    })
+    .await
+    .context("the session could not be built")??;
     // Messages on the command line are sent first, one after another, as Pi does.
     let initial = if cli.messages.is_empty() {
         Vec::new()
@@ -61,7 +70,12 @@ pub async fn run(mut cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Res
     let home = rho_models::rho_home(&rho_models::ProcessEnvironment);
     let theme = slash_host::theme_setting(home.as_deref(), &chosen.run_cwd);
     let settings_rows = slash_host::settings_rows(&chosen.settings, theme.as_deref());
-    let built = session_builder::build_chosen(&cli, chosen, target, extras)?;
+    let building = cli.clone();
+    let built = tokio::task::spawn_blocking(move || {
+        session_builder::build_chosen(&building, chosen, target, extras)
+    })
+    .await
+    .context("the session could not be built")??;
     let info = describe(&built);
     let (ui, warnings) = slash_host::ui_setup(&cli, home.as_deref(), &built.run_cwd);
     let catalog = slash_host::catalog(&cli, &built.model.provider);

@@ -2,8 +2,8 @@
 //! the prompts, map the outcome to an exit code.
 
 use std::io::IsTerminal;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use anyhow::Context as _;
 use rho_host::{AgentSession, SettledReason};
@@ -79,19 +79,32 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
     if interactive {
         return crate::interactive::run(cli, target, &cwd).await;
     }
-    let chosen = session_builder::choose(&mut cli, &target, &cwd)?;
-    let prompts = resolve_prompts(&cli.messages, piped_stdin, &cwd)?;
-    let Built {
-        session, header, ..
-    } = session_builder::build_chosen(&cli, chosen, target, Extras::default())?;
+    // Signals are heard from here on: while the session is being built (a `!command` key may
+    // run for seconds) they end the process at once, killing what it started.
+    let signal = Arc::new(AtomicU8::new(0));
+    let live: Arc<OnceLock<AgentSession>> = Arc::default();
+    watch_signals(live.clone(), signal.clone());
+    // Settings, keys, stdin and the session file are read off the runtime.
+    let built = tokio::task::spawn_blocking(move || {
+        let chosen = session_builder::choose(&mut cli, &target, &cwd)?;
+        let prompts = resolve_prompts(&cli.messages, piped_stdin, &cwd)?;
+        let built = session_builder::build_chosen(&cli, chosen, target, Extras::default())?;
+        anyhow::Ok((built, prompts))
+    })
+    .await
+    .context("the session could not be built")??;
+    let (
+        Built {
+            session, header, ..
+        },
+        prompts,
+    ) = built;
 
     if json {
         write_json_line(&header);
         session.subscribe(write_json_line);
     }
-
-    let signal = Arc::new(AtomicU8::new(0));
-    watch_signals(session.clone(), signal.clone());
+    let _ = live.set(session.clone());
 
     let outcome = run_prompts(&session, prompts, &signal).await;
     let record = session.record();
@@ -140,8 +153,9 @@ async fn run_prompts(
 }
 
 /// SIGINT, SIGTERM and SIGHUP abort the run cleanly; the exit code says which one came. A second
-/// signal exits at once, in case something does not honour the abort.
-fn watch_signals(session: AgentSession, signal: Arc<AtomicU8>) {
+/// signal exits at once, in case something does not honour the abort. Before the session exists
+/// the first one exits at once. Either way a `!command` still running is killed with its group.
+fn watch_signals(live: Arc<OnceLock<AgentSession>>, signal: Arc<AtomicU8>) {
     use tokio::signal::unix::{SignalKind, signal as listen};
     let kinds = [
         (SignalKind::interrupt(), exit::SIGINT),
@@ -152,16 +166,21 @@ fn watch_signals(session: AgentSession, signal: Arc<AtomicU8>) {
         let Ok(mut stream) = listen(kind) else {
             continue;
         };
-        let session = session.clone();
+        let live = live.clone();
         let signal = signal.clone();
         tokio::spawn(async move {
             while stream.recv().await.is_some() {
-                if signal.swap(code, Ordering::SeqCst) != 0 {
-                    // Every entry is already written; make them durable before leaving.
-                    session.record().flush().await;
-                    std::process::exit(i32::from(code));
+                rho_models::kill_running_commands();
+                let first = signal.swap(code, Ordering::SeqCst) == 0;
+                match live.get() {
+                    Some(session) if first => session.abort_now(),
+                    Some(session) => {
+                        // Every entry is already written; make them durable before leaving.
+                        session.record().flush().await;
+                        std::process::exit(i32::from(code));
+                    }
+                    None => std::process::exit(i32::from(code)),
                 }
-                session.abort_now();
             }
         });
     }

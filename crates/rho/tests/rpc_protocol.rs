@@ -2,7 +2,7 @@
 //! from its stdout (Pi's protocol, pi-reference §7.6).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod harness;
+pub(crate) mod harness;
 
 use std::time::{Duration, Instant};
 

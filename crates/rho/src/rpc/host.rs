@@ -241,6 +241,7 @@ impl Host {
     /// process of theirs outlives rho, and the live file is flushed and released.
     pub async fn shut_down(&self) {
         self.output.close();
+        rho_models::kill_running_commands();
         self.abort_user_bash();
         let session = self.session();
         session.abort().await;

@@ -24,7 +24,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
-use rho_session::EntryKind;
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
 use self::host::{Host, Restore};
@@ -45,6 +44,42 @@ pub async fn run(cli: &Cli) -> anyhow::Result<u8> {
     if cli.resume {
         bail!("--resume lists sessions for a person; in --mode rpc pass --session or --continue");
     }
+    // Heard from the start: a signal while the first model's key command runs ends rho at once,
+    // killing that command's process group.
+    let mut signals = Signals::listen();
+    let starting = cli.clone();
+    let host = tokio::select! {
+        host = tokio::task::spawn_blocking(move || start(&starting)) => {
+            host.context("the session could not be built")??
+        }
+        code = signals.next() => {
+            rho_models::kill_running_commands();
+            return Ok(code);
+        }
+    };
+    let (host, restore) = host;
+    if let Some(restore) = restore {
+        // A resumed file's own model and level, as `switch_session` restores them.
+        let session = host.session();
+        if let Some(file) = session.record().detach() {
+            let context = file.context();
+            let start = host.next_start(file, context, restore);
+            host.replace(start).await?;
+        }
+    }
+    let code = tokio::select! {
+        () = serve(&host) => 0,
+        code = signals.next() => code,
+    };
+    // Like Pi, nothing is written once the process ends; the run and any user command are
+    // stopped so no process of theirs outlives rho.
+    host.shut_down().await;
+    Ok(code)
+}
+
+/// Builds the host and its first session (blocking: settings, keys, the session file); with
+/// what an opened file's own model and level restore, when they do.
+fn start(cli: &Cli) -> anyhow::Result<(Arc<Host>, Option<Restore>)> {
     let launch_cwd = std::env::current_dir().context("cannot read the current directory")?;
     let home = rho_models::rho_home(&rho_models::ProcessEnvironment);
     let target = choose_session(cli, &launch_cwd, home.as_deref())?;
@@ -77,35 +112,8 @@ pub async fn run(cli: &Cli) -> anyhow::Result<u8> {
         session_dir,
         first_start,
     )?;
-    if restore.model || restore.thinking {
-        // A resumed file's own model and level, as `switch_session` restores them.
-        let session = host.session();
-        let file = session.record().detach();
-        if let Some(file) = file {
-            let context = file.context();
-            let has_thinking_entry = file
-                .branch_entries(None)
-                .iter()
-                .any(|e| matches!(e.kind, EntryKind::ThinkingLevelChange { .. }));
-            let start = host.next_start(
-                file,
-                context,
-                Restore {
-                    has_thinking_entry,
-                    ..restore
-                },
-            );
-            host.replace(start).await?;
-        }
-    }
-    let code = tokio::select! {
-        () = serve(&host) => 0,
-        code = signalled() => code,
-    };
-    // Like Pi, nothing is written once the process ends; the run and any user command are
-    // stopped so no process of theirs outlives rho.
-    host.shut_down().await;
-    Ok(code)
+    let restore = (restore.model || restore.thinking).then_some(restore);
+    Ok((host, restore))
 }
 
 /// The directory `new_session` writes to, what a resumed file restores (not what the command
@@ -163,17 +171,32 @@ async fn serve(host: &Arc<Host>) {
     }
 }
 
-/// Resolves when SIGTERM or SIGHUP arrives, with the exit code it means.
-async fn signalled() -> u8 {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut hup)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::hangup()),
-    ) else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = term.recv() => SIGTERM_EXIT,
-        _ = hup.recv() => SIGHUP_EXIT,
+/// SIGTERM and SIGHUP, listened to from the moment this is made.
+struct Signals {
+    streams: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
+}
+
+impl Signals {
+    fn listen() -> Signals {
+        use tokio::signal::unix::{SignalKind, signal};
+        let streams = match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) {
+            (Ok(term), Ok(hup)) => Some((term, hup)),
+            _ => None,
+        };
+        Signals { streams }
+    }
+
+    /// Resolves when SIGTERM or SIGHUP arrives, with the exit code it means.
+    async fn next(&mut self) -> u8 {
+        let Some((term, hup)) = &mut self.streams else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = term.recv() => SIGTERM_EXIT,
+            _ = hup.recv() => SIGHUP_EXIT,
+        }
     }
 }

@@ -20,11 +20,17 @@ pub struct Rpc {
 
 impl Rpc {
     pub fn start(cwd: &Path, script: &Path) -> Rpc {
+        let script = script.to_string_lossy();
+        Rpc::start_with(cwd, &cwd.join(".rho-home"), &["--faux-script", &script])
+    }
+
+    /// `rho --mode rpc <args>` in `cwd` with `RHO_HOME=home`.
+    pub fn start_with(cwd: &Path, home: &Path, args: &[&str]) -> Rpc {
         let mut child = Command::new(env!("CARGO_BIN_EXE_rho"))
             .current_dir(cwd)
-            .env("RHO_HOME", cwd.join(".rho-home"))
-            .args(["--mode", "rpc", "--faux-script"])
-            .arg(script)
+            .env("RHO_HOME", home)
+            .args(["--mode", "rpc"])
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
