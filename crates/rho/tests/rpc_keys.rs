@@ -1,6 +1,7 @@
 //! Keys in RPC mode: `--api-key` reaches the session's requests, and a `!command` key that is
 //! still running when SIGTERM comes is killed with its whole process group while the session is
 //! flushed (issue 21).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
 use std::time::{Duration, Instant};
