@@ -37,6 +37,9 @@ pub enum ErrorKind {
     Provider,
     /// The caller cancelled.
     Aborted,
+    /// The provider asked to be retried later than `retry.provider.maxRetryDelayMs` allows: the
+    /// call fails at once instead of waiting (not retryable).
+    RetryAfterTooLong,
 }
 
 impl ErrorKind {
@@ -57,7 +60,8 @@ impl ErrorKind {
             | ErrorKind::Refused
             | ErrorKind::QuotaExceeded
             | ErrorKind::Provider
-            | ErrorKind::Aborted => false,
+            | ErrorKind::Aborted
+            | ErrorKind::RetryAfterTooLong => false,
         }
     }
 

@@ -20,6 +20,11 @@ pub struct StreamOptions {
     pub temperature: Option<f64>,
     /// Cancels the call: the stream then ends with `stopReason: "aborted"`.
     pub cancel: CancellationToken,
+    /// The longest `retry-after` a failed call may ask for (settings
+    /// `retry.provider.maxRetryDelayMs`); a longer one fails the call at once as
+    /// [`ErrorKind::RetryAfterTooLong`](crate::ErrorKind::RetryAfterTooLong), naming both values.
+    /// `None`: no cap.
+    pub max_retry_delay: Option<std::time::Duration>,
 }
 
 /// A model provider. It never fails by returning an error or panicking: every failure is the

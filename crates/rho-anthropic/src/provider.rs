@@ -51,7 +51,10 @@ impl Provider for AnthropicProvider {
             request,
             folder,
             options.cancel.clone(),
-            self.idle_timeout,
+            rho_http::CallLimits {
+                idle: self.idle_timeout,
+                max_retry_delay: options.max_retry_delay,
+            },
         )
     }
 }

@@ -1,13 +1,11 @@
 //! Starting one streaming model call: what every HTTP provider's `Provider::stream` ends with.
 
-use std::time::Duration;
-
 use rho_ai::{AssistantMessage, AssistantMessageEventStream, ErrorKind, channel};
 use tokio_util::sync::CancellationToken;
 
 use crate::SseFolder;
 use crate::client::{HttpClient, PostRequest};
-use crate::driver::run_sse_stream;
+use crate::driver::{CallLimits, run_sse_stream};
 
 /// Spawns [`run_sse_stream`] for `request` on the current Tokio runtime and returns its stream.
 /// Without a runtime the stream fails at once (kind `Provider`) and nothing is sent.
@@ -16,7 +14,7 @@ pub fn start_sse_call<F: SseFolder + Sync>(
     request: PostRequest,
     folder: F,
     cancel: CancellationToken,
-    idle_timeout: Duration,
+    limits: CallLimits,
 ) -> AssistantMessageEventStream {
     let template = folder.partial();
     let Ok(runtime) = tokio::runtime::Handle::try_current() else {
@@ -26,7 +24,7 @@ pub fn start_sse_call<F: SseFolder + Sync>(
     let (sender, stream) = channel(template);
     let client = client.clone();
     runtime.spawn(async move {
-        run_sse_stream(&client, request, folder, sender, cancel, idle_timeout).await;
+        run_sse_stream(&client, request, folder, sender, cancel, limits).await;
     });
     stream
 }

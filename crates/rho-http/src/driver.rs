@@ -64,11 +64,22 @@ impl From<SendError> for Stop {
     }
 }
 
+/// What bounds one call: how long the server may stay silent, and the longest `retry-after` it
+/// may ask for before the call fails at once (Pi's `retry.provider.maxRetryDelayMs`; `None`: no
+/// cap).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallLimits {
+    /// The idle timeout of every wait.
+    pub idle: Duration,
+    /// The longest acceptable `retry-after`.
+    pub max_retry_delay: Option<Duration>,
+}
+
 /// Sends `request` once and streams the response through `folder` into `sender`, ending with
 /// exactly one terminal event (`done` or `error`). Never panics, never returns an error: every
 /// failure is the terminal `error` event, keeping the content streamed so far.
 ///
-/// `idle_timeout` bounds every wait for the server — for the response head and for each body
+/// `limits.idle` bounds every wait for the server — for the response head and for each body
 /// read — so a stalled connection fails with [`ErrorKind::IdleTimeout`] instead of hanging.
 /// `cancel` is raced against every wait; once it fires the call ends `aborted`.
 pub async fn run_sse_stream<F: SseFolder>(
@@ -77,17 +88,9 @@ pub async fn run_sse_stream<F: SseFolder>(
     mut folder: F,
     mut sender: StreamSender,
     cancel: CancellationToken,
-    idle_timeout: Duration,
+    limits: CallLimits,
 ) {
-    let outcome = drive(
-        client,
-        request,
-        &mut folder,
-        &mut sender,
-        &cancel,
-        idle_timeout,
-    )
-    .await;
+    let outcome = drive(client, request, &mut folder, &mut sender, &cancel, limits).await;
     let terminal = match outcome {
         Ok(message) => completed(message, &cancel),
         Err(stop) => error_event(folder.partial(), stop, &cancel),
@@ -101,15 +104,16 @@ async fn drive<F: SseFolder>(
     folder: &mut F,
     sender: &mut StreamSender,
     cancel: &CancellationToken,
-    idle: Duration,
+    limits: CallLimits,
 ) -> Result<AssistantMessage, Stop> {
+    let idle = limits.idle;
     if cancel.is_cancelled() {
         return Err(Stop::Aborted);
     }
     let mut response = race(cancel, idle, client.send(request)).await??;
     let status = response.status();
     if !status.is_success() {
-        return Err(http_error(response, &*folder, cancel, idle).await);
+        return Err(http_error(response, &*folder, cancel, limits).await);
     }
     folder.start(sender);
     let mut parser = SseParser::new();
@@ -156,8 +160,9 @@ async fn http_error<F: SseFolder>(
     mut response: reqwest::Response,
     folder: &F,
     cancel: &CancellationToken,
-    idle: Duration,
+    limits: CallLimits,
 ) -> Stop {
+    let idle = limits.idle;
     let status = response.status().as_u16();
     let header = |name: &str| {
         response
@@ -182,8 +187,29 @@ async fn http_error<F: SseFolder>(
     }
     body.truncate(MAX_ERROR_BODY);
     let body = String::from_utf8_lossy(&body);
+    let message = folder.http_error_message(status, &body);
+    let too_long = match (retry_after, limits.max_retry_delay) {
+        (Some(asked), Some(max)) if u128::from(asked) > max.as_millis() => Some((asked, max)),
+        _ => None,
+    };
+    if let Some((asked, max)) = too_long {
+        // Pi's words; a wait that long is not worth holding the run for.
+        let seconds = |ms: u128| ms.div_ceil(1000);
+        return Stop::Failed {
+            message: format!(
+                "Server requested {}s retry delay (max: {}s). {message}",
+                seconds(u128::from(asked)),
+                seconds(max.as_millis())
+            ),
+            info: ErrorInfo {
+                kind: ErrorKind::RetryAfterTooLong,
+                status: Some(status),
+                retry_after_ms: retry_after,
+            },
+        };
+    }
     Stop::Failed {
-        message: folder.http_error_message(status, &body),
+        message,
         info: ErrorInfo {
             kind: folder.classify_http_error(status, &body),
             status: Some(status),

@@ -121,6 +121,33 @@ async fn retry_after_ms_is_preferred_and_an_empty_error_body_is_named() {
 }
 
 #[tokio::test]
+async fn a_retry_after_past_the_cap_fails_at_once_naming_both_values() {
+    let response =
+        MockResponse::json_error(429, r#"{"error":"slow down"}"#).header("retry-after", "86400");
+    let server = MockServer::start(vec![response]).await;
+    let limits = rho_http::CallLimits {
+        idle: IDLE,
+        max_retry_delay: Some(std::time::Duration::from_secs(60)),
+    };
+    let events = support::run_with(
+        &server.base_url(),
+        TextFolder::default(),
+        CancellationToken::new(),
+        limits,
+    )
+    .await;
+    let info = ErrorInfo {
+        kind: ErrorKind::RetryAfterTooLong,
+        status: Some(429),
+        retry_after_ms: Some(86_400_000),
+    };
+    let text = r#"Server requested 86400s retry delay (max: 60s). 429 {"error":"slow down"}"#;
+    let expected = failed("", StopReason::Error, text, info);
+    assert_eq!(events, vec![error_event(expected)]);
+    assert!(!ErrorKind::RetryAfterTooLong.is_retryable());
+}
+
+#[tokio::test]
 async fn an_endless_error_body_is_cut_at_the_bound() {
     let page = "a".repeat(40 * 1024);
     let response =
@@ -292,8 +319,18 @@ async fn cancel_mid_stream_ends_aborted_with_the_partial_text() {
     let token = cancel.clone();
     let driver = tokio::spawn(async move {
         let client = support::client();
-        rho_http::run_sse_stream(&client, request, TextFolder::default(), sender, token, LONG)
-            .await;
+        rho_http::run_sse_stream(
+            &client,
+            request,
+            TextFolder::default(),
+            sender,
+            token,
+            rho_http::CallLimits {
+                idle: LONG,
+                max_retry_delay: None,
+            },
+        )
+        .await;
     });
     let mut events = Vec::new();
     while let Some(event) = stream.next().await {

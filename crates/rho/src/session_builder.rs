@@ -210,7 +210,9 @@ pub fn kit(
         budget: setup::budget(cli, &settings)?,
         retry: setup::retry_policy(&settings)?,
         compaction: CompactionPolicy::from_settings(&settings.compaction),
-        router: Arc::new(RoutedProvider::new(model, route)),
+        router: Arc::new(
+            RoutedProvider::new(model, route).with_max_retry_delay(settings.max_retry_delay()),
+        ),
         context_hooks: extras.context_hooks,
         workspace,
     })

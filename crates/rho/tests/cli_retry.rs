@@ -200,3 +200,24 @@ async fn a_bad_request_is_not_retried_and_exits_1() {
     assert_eq!(settled_reason(&lines), "error");
     assert_eq!(server.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn a_retry_after_past_the_cap_fails_at_once_instead_of_sleeping_a_day() {
+    let limited = MockResponse::json_error(429, r#"{"error": {"message": "come back tomorrow"}}"#)
+        .header("retry-after", "86400");
+    let server = MockServer::start(vec![limited, done()]).await;
+    let (code, lines) = run_against(&server).await;
+    assert_eq!(code, Some(1));
+    assert_eq!(retry_events(&lines), Vec::<Value>::new());
+    assert_eq!(server.requests().len(), 1);
+    let failed = lines
+        .iter()
+        .rev()
+        .find(|l| l["type"] == "message_end")
+        .unwrap();
+    assert_eq!(
+        failed["message"]["errorMessage"],
+        "Server requested 86400s retry delay (max: 60s). 429 come back tomorrow"
+    );
+    assert_eq!(settled_reason(&lines), "error");
+}

@@ -172,6 +172,7 @@ impl Summarizer<'_> {
             max_tokens: Some(max_tokens),
             temperature: None,
             cancel: cancel.clone(),
+            max_retry_delay: None,
         };
         let reply = self
             .provider

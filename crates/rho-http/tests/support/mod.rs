@@ -72,8 +72,22 @@ pub async fn run(
     cancel: CancellationToken,
     idle: Duration,
 ) -> Vec<AssistantMessageEvent> {
+    let limits = rho_http::CallLimits {
+        idle,
+        max_retry_delay: None,
+    };
+    run_with(base_url, folder, cancel, limits).await
+}
+
+/// [`run`] with explicit limits.
+pub async fn run_with(
+    base_url: &str,
+    folder: TextFolder,
+    cancel: CancellationToken,
+    limits: rho_http::CallLimits,
+) -> Vec<AssistantMessageEvent> {
     let (sender, mut stream) = channel(template());
-    rho_http::run_sse_stream(&client(), request(base_url), folder, sender, cancel, idle).await;
+    rho_http::run_sse_stream(&client(), request(base_url), folder, sender, cancel, limits).await;
     let mut events = Vec::new();
     while let Some(event) = stream.next().await {
         events.push(event);

@@ -31,6 +31,8 @@ pub struct RoutedProvider {
     /// The route of the first model, used for any model without its own.
     first: Route,
     routes: Mutex<HashMap<(String, String), Route>>,
+    /// `retry.provider.maxRetryDelayMs`, given to every call.
+    max_retry_delay: Option<std::time::Duration>,
 }
 
 impl RoutedProvider {
@@ -40,7 +42,15 @@ impl RoutedProvider {
         RoutedProvider {
             first: route,
             routes: Mutex::new(routes),
+            max_retry_delay: Some(std::time::Duration::from_secs(60)),
         }
+    }
+
+    /// Calls fail at once when the server asks to be retried after more than `max` (`None`: no
+    /// cap); Pi's default is 60 s.
+    pub fn with_max_retry_delay(mut self, max: Option<std::time::Duration>) -> Self {
+        self.max_retry_delay = max;
+        self
     }
 
     /// Sends calls of `model` along `route`.
@@ -71,6 +81,7 @@ impl Provider for RoutedProvider {
             .cloned()
             .unwrap_or_else(|| self.first.clone());
         options.api_key = route.api_key;
+        options.max_retry_delay = self.max_retry_delay;
         if route.headers.is_empty() {
             return route.provider.stream(model, context, options);
         }
