@@ -10,15 +10,12 @@ use std::process::{Command, Output};
 use rho_gate::sandbox::landlock_abi;
 use rho_gate::{GatePolicy, PermissionMode, Sandbox, SandboxStatus};
 
-/// `None` (after saying why) where Landlock is unavailable.
+/// `None` (after saying why) where Landlock is unavailable; in CI its absence fails the test.
 fn landlock() -> Option<i32> {
-    match landlock_abi() {
-        Ok(abi) => Some(abi),
-        Err(reason) => {
-            eprintln!("SKIPPED: sandbox test needs Landlock: {reason}");
-            None
-        }
-    }
+    rho_testkit::prerequisite::require(
+        "the sandbox test needs Landlock",
+        landlock_abi().map_err(|reason| reason.to_string()),
+    )
 }
 
 fn run(sandbox: &Sandbox, cwd: &Path, script: &str) -> Output {
@@ -85,8 +82,10 @@ fn read_only_writes_nowhere_but_dev_null() {
 #[test]
 fn no_network_denies_tcp_connect_independently_of_the_file_mode() {
     let Some(abi) = landlock() else { return };
-    if abi < 4 {
-        eprintln!("SKIPPED: TCP restriction needs Landlock ABI 4, kernel has {abi}");
+    let tcp = (abi >= 4)
+        .then_some(())
+        .ok_or_else(|| format!("the kernel has Landlock ABI {abi}"));
+    if rho_testkit::prerequisite::require("TCP restriction needs Landlock ABI 4", tcp).is_none() {
         return;
     }
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

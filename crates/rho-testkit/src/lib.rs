@@ -26,6 +26,7 @@
 //! `tools` holds agent tools with fixed answers for runs of the real agent loop.
 
 pub mod fold;
+pub mod prerequisite;
 mod response;
 mod server;
 #[cfg(feature = "agent")]

@@ -27,8 +27,10 @@ fn node_is_installed() -> bool {
 
 #[test]
 fn pis_rpc_client_drives_rho_through_a_tool_call_and_reads_state_messages_and_stats() {
-    if !node_is_installed() {
-        println!("SKIPPED: node is not installed, so Pi's RpcClient cannot run");
+    let node = node_is_installed()
+        .then_some(())
+        .ok_or_else(|| "node is not installed".to_owned());
+    if rho_testkit::prerequisite::require("Pi's RpcClient needs Node", node).is_none() {
         return;
     }
     let package = pi_package_dir();

@@ -25,10 +25,11 @@ fn pi_bin() -> PathBuf {
 /// node is there but Pi is not.
 fn pi_or_skip() -> Option<PathBuf> {
     let node = Command::new("node").arg("--version").output();
-    if !node.is_ok_and(|o| o.status.success()) {
-        println!("SKIPPED: node is not installed, so Pi cannot run");
-        return None;
-    }
+    let node = node
+        .is_ok_and(|o| o.status.success())
+        .then_some(())
+        .ok_or_else(|| "node is not installed".to_owned());
+    rho_testkit::prerequisite::require("Pi needs Node", node)?;
     let pi = pi_bin();
     assert!(
         pi.is_file(),

@@ -193,9 +193,9 @@ pub fn assert_contained(
 
 /// The sandbox for `mode`, or `None` after saying why the test is skipped.
 pub fn sandbox(policy: &GatePolicy) -> Option<Arc<Sandbox>> {
-    if let Err(reason) = landlock_abi() {
-        eprintln!("SKIPPED: bash sandbox cases need Landlock: {reason}");
-        return None;
-    }
+    rho_testkit::prerequisite::require(
+        "the bash sandbox cases need Landlock",
+        landlock_abi().map_err(|reason| reason.to_string()),
+    )?;
     Some(Arc::new(Sandbox::prepare(policy).unwrap()))
 }
