@@ -31,4 +31,6 @@ mod rpc_sessions;
 mod rpc_sessions_more;
 mod session_crash;
 mod session_pi_compat;
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tidy;
 mod verify;

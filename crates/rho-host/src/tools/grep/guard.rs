@@ -16,6 +16,9 @@ use std::path::{Path, PathBuf};
 use rho_agent::ToolError;
 use rho_gate::{Access, GatePolicy, GuardedOpenError};
 
+/// The tool these checks speak for, in their refusals.
+pub(super) const NAME: &str = "grep";
+
 /// A directory opened through the gate and verified to lie inside the roots.
 pub(crate) struct GuardedDir {
     dir: File,

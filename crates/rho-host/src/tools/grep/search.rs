@@ -235,7 +235,7 @@ fn search_file(
     whole: bool,
     gate: Option<&GatePolicy>,
 ) -> FileResult {
-    let mut file = match super::guard::open_file(gate, super::NAME, path) {
+    let mut file = match super::guard::open_file(gate, super::guard::NAME, path) {
         Ok(file) => file,
         Err(message) => return FileResult::Error(message),
     };
