@@ -7,6 +7,7 @@ mod cross_provider;
 mod edit_diff;
 mod edit_tool;
 mod find_tool;
+mod frontmatter;
 mod gate_escape;
 mod grep_tool;
 mod ls_tool;

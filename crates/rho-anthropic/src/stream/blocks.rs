@@ -3,7 +3,7 @@
 //! `*_end` event.
 
 use rho_ai::AssistantMessageEvent as E;
-use rho_ai::partial_json::parse_streaming_json;
+use rho_ai::partial_json::{StreamingJson, parse_streaming_json};
 use rho_ai::{ContentBlock, StreamSender, TextContent, ThinkingContent, ToolCall};
 use rho_http::Failure;
 use serde_json::{Map, Value};
@@ -37,8 +37,12 @@ fn text_of(block: &Value, key: &str) -> String {
 /// Where an open Anthropic content block is being built.
 #[derive(Debug)]
 pub(super) enum Slot {
-    /// A block of `message.content` at this position; `json` is the raw tool-argument text.
-    Content { position: usize, json: String },
+    /// A block of `message.content` at this position; `json` parses its tool arguments as they
+    /// stream.
+    Content {
+        position: usize,
+        json: StreamingJson,
+    },
     /// A server-side tool block, kept opaque; `json` is its streamed `input`; it stood before
     /// `message.content[position]`.
     Server {
@@ -49,14 +53,6 @@ pub(super) enum Slot {
 }
 
 impl AnthropicFolder {
-    /// The open block with Anthropic index `index`.
-    fn slot_mut(&mut self, index: u64) -> Option<&mut Slot> {
-        self.open
-            .iter_mut()
-            .find(|(open, _)| *open == index)
-            .map(|(_, slot)| slot)
-    }
-
     /// `content_block_start`: appends a rho block and emits its `*_start`, or keeps a
     /// server-side block aside.
     pub(super) fn block_start(
@@ -117,7 +113,7 @@ impl AnthropicFolder {
             index,
             Slot::Content {
                 position,
-                json: String::new(),
+                json: StreamingJson::new(),
             },
         ));
         let partial = self.message.snapshot();
@@ -185,7 +181,7 @@ impl AnthropicFolder {
         });
     }
 
-    /// `content_block_delta`: grows the open block; tool arguments are re-parsed on every
+    /// `content_block_delta`: grows the open block; tool arguments are parsed on with every
     /// fragment so each `toolcall_delta` partial holds the best-effort arguments so far.
     pub(super) fn block_delta(&mut self, data: &Value, out: &mut StreamSender) {
         let Some(index) = data.get("index").and_then(Value::as_u64) else {
@@ -212,7 +208,10 @@ impl AnthropicFolder {
         delta: &DeltaFields<'_>,
         out: &mut StreamSender,
     ) {
-        let Some(slot) = self.slot_mut(index) else {
+        // The open block with Anthropic index `index` (borrowed apart from `message`, which a
+        // tool call's arguments are parsed into).
+        let slot = self.open.iter_mut().find(|(open, _)| *open == index);
+        let Some((_, slot)) = slot else {
             // Pi ignores deltas for blocks it does not know.
             return;
         };
@@ -227,11 +226,10 @@ impl AnthropicFolder {
             }
             (Slot::Content { position, json }, "input_json_delta") => {
                 let fragment = delta.partial_json;
-                json.push_str(fragment);
-                let arguments = Value::Object(parse_streaming_json(json));
+                json.push(fragment);
                 let position = *position;
                 if let Some(ContentBlock::ToolCall(call)) = self.message.content.get_mut(position) {
-                    call.arguments = arguments;
+                    json.update(&mut call.arguments);
                     out.push(E::ToolCallDelta {
                         content_index: position,
                         delta: fragment.to_owned(),
@@ -275,12 +273,17 @@ impl AnthropicFolder {
                 });
                 self.server_blocks.push(block);
             }
-            Slot::Content { position, json } => self.end_content_block(position, &json, out),
+            Slot::Content { position, json } => self.end_content_block(position, json, out),
         }
     }
 
     /// Emits the `*_end` of the rho block at `position`, with the tool arguments' final parse.
-    fn end_content_block(&mut self, position: usize, json: &str, out: &mut StreamSender) {
+    fn end_content_block(
+        &mut self,
+        position: usize,
+        mut json: StreamingJson,
+        out: &mut StreamSender,
+    ) {
         enum Ended {
             Text(String),
             Thinking(String),
@@ -290,9 +293,10 @@ impl AnthropicFolder {
             Some(ContentBlock::Text(t)) => Ended::Text(t.text.clone()),
             Some(ContentBlock::Thinking(t)) => Ended::Thinking(t.thinking.clone()),
             Some(ContentBlock::ToolCall(call)) => {
-                // No argument deltas at all: keep what content_block_start gave.
-                if !json.trim().is_empty() {
-                    call.arguments = Value::Object(parse_streaming_json(json));
+                // No argument deltas at all: keep what content_block_start gave. Otherwise the
+                // last delta's update left the final parse (this one reads nothing new).
+                if !json.text().trim().is_empty() {
+                    json.update(&mut call.arguments);
                 }
                 Ended::Tool(call.clone())
             }

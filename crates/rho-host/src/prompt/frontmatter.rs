@@ -189,11 +189,7 @@ fn parse_value(
     }
     if let Some(header) = first.strip_prefix('|').or_else(|| first.strip_prefix('>')) {
         let folded = first.starts_with('>');
-        return Ok(FrontmatterValue::String(block_scalar(
-            header,
-            folded,
-            continuation,
-        )));
+        return block_scalar(header, folded, continuation, line).map(FrontmatterValue::String);
     }
     if first.starts_with('"') || first.starts_with('\'') {
         return quoted_scalar(first, continuation, line).map(FrontmatterValue::String);
@@ -296,7 +292,15 @@ fn quoted_scalar(
     Err(err(line, "unterminated quoted value"))
 }
 
-fn block_scalar(header: &str, folded: bool, continuation: &[&str]) -> String {
+/// A `|` or `>` block scalar. Its indentation is the leading spaces of its first non-blank line;
+/// a later line indented less is an error unless it holds only spaces, as in Pi's YAML parser
+/// ("block scalar lines must not be less indented than their first line").
+fn block_scalar(
+    header: &str,
+    folded: bool,
+    continuation: &[&str],
+    line: usize,
+) -> Result<String, FrontmatterError> {
     let chomp = if header.contains('-') {
         '-'
     } else if header.contains('+') {
@@ -309,10 +313,22 @@ fn block_scalar(header: &str, folded: bool, continuation: &[&str]) -> String {
         .find(|l| !l.trim().is_empty())
         .map(|l| indent_of(l))
         .unwrap_or(0);
-    let lines: Vec<&str> = continuation
-        .iter()
-        .map(|l| if l.len() >= indent { &l[indent..] } else { "" })
-        .collect();
+    let mut lines: Vec<&str> = Vec::with_capacity(continuation.len());
+    for (offset, l) in continuation.iter().enumerate() {
+        // The indentation is counted in spaces, one byte each, so it is cut only where the line
+        // really starts with that many: other leading characters (a tab, a no-break space) are
+        // content, never indentation.
+        if indent_of(l) >= indent {
+            lines.push(l.get(indent..).unwrap_or(""));
+        } else if l.bytes().all(|b| b == b' ') {
+            lines.push("");
+        } else {
+            return Err(err(
+                line + 1 + offset,
+                "block scalar lines must not be less indented than their first line",
+            ));
+        }
+    }
     let mut text = if folded {
         let mut out = String::new();
         let mut prev_blank = true;
@@ -343,5 +359,5 @@ fn block_scalar(header: &str, folded: bool, continuation: &[&str]) -> String {
             }
         }
     }
-    text
+    Ok(text)
 }

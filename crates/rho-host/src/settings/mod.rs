@@ -99,11 +99,20 @@ fn read_object(path: &Path) -> Result<serde_json::Map<String, serde_json::Value>
             });
         }
     };
+    parse_settings_text(&text, path)
+}
+
+/// Reads the text of one settings file as a validated JSON object, after Pi's key migrations:
+/// blank text is `{}`; `path` names the file in errors.
+pub fn parse_settings_text(
+    text: &str,
+    path: &Path,
+) -> Result<serde_json::Map<String, serde_json::Value>, SettingsError> {
     if text.trim().is_empty() {
         return Ok(serde_json::Map::new());
     }
     let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|error| SettingsError::Syntax {
+        serde_json::from_str(text).map_err(|error| SettingsError::Syntax {
             path: path.to_owned(),
             message: error.to_string(),
         })?;

@@ -4,7 +4,7 @@
 //! by `index` (or by order and id for servers that omit it). Every `*_end` event is emitted only
 //! after the body ended, in content order, as Pi does.
 
-use rho_ai::partial_json::parse_streaming_json;
+use rho_ai::partial_json::StreamingJson;
 use rho_ai::{
     AssistantMessage, AssistantMessageEvent as E, ContentBlock, ErrorKind, Model, PartialMessage,
     StreamSender, ThinkingContent, ToolCall,
@@ -30,8 +30,8 @@ struct CallState {
     content_index: usize,
     /// The server's `index`, when it sends one.
     stream_index: Option<u64>,
-    /// Raw argument JSON so far.
-    args: String,
+    /// The argument JSON so far, parsed as it streams.
+    args: StreamingJson,
 }
 
 /// Folds one Chat Completions SSE stream into an [`AssistantMessage`].
@@ -232,7 +232,7 @@ impl CompletionsFolder {
                 self.calls.push(CallState {
                     content_index,
                     stream_index,
-                    args: String::new(),
+                    args: StreamingJson::new(),
                 });
                 out.push(E::ToolCallStart {
                     content_index,
@@ -244,12 +244,9 @@ impl CompletionsFolder {
         let Some(call_state) = self.calls.get_mut(state) else {
             return;
         };
-        call_state.args.push_str(&args);
-        let (content_index, parsed) = (
-            call_state.content_index,
-            parse_streaming_json(&call_state.args),
-        );
-        if let Some(call) = self.call_block(state) {
+        call_state.args.push(&args);
+        let content_index = call_state.content_index;
+        if let Some(ContentBlock::ToolCall(call)) = self.output.content.get_mut(content_index) {
             if call.id.is_empty() {
                 call.id = id.to_owned();
             }
@@ -257,7 +254,7 @@ impl CompletionsFolder {
                 call.name = name.to_owned();
             }
             if !args.is_empty() {
-                call.arguments = Value::Object(parsed);
+                call_state.args.update(&mut call.arguments);
             }
         }
         self.attach_pending_details();
@@ -303,11 +300,12 @@ impl CompletionsFolder {
 
     /// Emits every `*_end` event in content order, finalizing tool arguments.
     fn end_blocks(&mut self, out: &mut StreamSender) {
-        for state in &self.calls {
+        for state in &mut self.calls {
             if let Some(ContentBlock::ToolCall(call)) =
                 self.output.content.get_mut(state.content_index)
             {
-                call.arguments = Value::Object(parse_streaming_json(&state.args));
+                // Reads nothing new unless no fragment carried text: then the arguments are `{}`.
+                state.args.update(&mut call.arguments);
             }
         }
         for (index, block) in self.output.content.iter().enumerate() {

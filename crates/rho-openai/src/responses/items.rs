@@ -3,7 +3,7 @@
 //! which carries the whole item (the reasoning item becomes the thinking signature, the message
 //! id and phase the text signature).
 
-use rho_ai::partial_json::parse_streaming_json;
+use rho_ai::partial_json::{StreamingJson, parse_streaming_json};
 use rho_ai::{AssistantMessageEvent as E, ContentBlock, StreamSender, ThinkingContent, ToolCall};
 use serde_json::Value;
 
@@ -30,8 +30,8 @@ pub(super) struct ItemState {
     pub(super) id: Option<String>,
     /// Index of its block in `output.content`.
     pub(super) content_index: usize,
-    /// Raw argument JSON so far (function calls).
-    pub(super) args: String,
+    /// The argument JSON so far (function calls), parsed as it streams.
+    pub(super) args: StreamingJson,
     /// `response.output_item.done` arrived.
     pub(super) ended: bool,
 }
@@ -91,11 +91,18 @@ impl ResponsesFolder {
                     thinking_signature: None,
                     redacted: None,
                 }),
-                String::new(),
+                StreamingJson::new(),
             ),
-            Some("message") => (ItemKind::Message, ContentBlock::text(""), String::new()),
+            Some("message") => (
+                ItemKind::Message,
+                ContentBlock::text(""),
+                StreamingJson::new(),
+            ),
             Some("function_call") => {
-                let args = str_field(item, "arguments").unwrap_or("").to_owned();
+                let mut args = StreamingJson::new();
+                args.push(str_field(item, "arguments").unwrap_or(""));
+                let mut arguments = Value::Null;
+                args.update(&mut arguments);
                 let call = ToolCall {
                     id: format!(
                         "{}|{}",
@@ -103,7 +110,7 @@ impl ResponsesFolder {
                         id.as_deref().unwrap_or("")
                     ),
                     name: str_field(item, "name").unwrap_or("").to_owned(),
-                    arguments: Value::Object(parse_streaming_json(&args)),
+                    arguments,
                     thought_signature: None,
                 };
                 (ItemKind::FunctionCall, ContentBlock::ToolCall(call), args)
@@ -183,19 +190,28 @@ impl ResponsesFolder {
         let Some(state) = self.find(ItemKind::FunctionCall, item_id) else {
             return;
         };
-        let item = &mut self.items[state];
+        let Some(item) = self.items.get_mut(state) else {
+            return;
+        };
         let delta = if replace {
-            let suffix = text.strip_prefix(item.args.as_str()).map(str::to_owned);
-            item.args = text.to_owned();
-            suffix.unwrap_or_default()
+            match text.strip_prefix(item.args.text()) {
+                Some(suffix) => {
+                    item.args.push(suffix);
+                    suffix.to_owned()
+                }
+                None => {
+                    item.args = StreamingJson::new();
+                    item.args.push(text);
+                    String::new()
+                }
+            }
         } else {
-            item.args.push_str(text);
+            item.args.push(text);
             text.to_owned()
         };
-        let parsed = parse_streaming_json(&item.args);
         let content_index = item.content_index;
-        if let Some(ContentBlock::ToolCall(call)) = self.block(state) {
-            call.arguments = Value::Object(parsed);
+        if let Some(ContentBlock::ToolCall(call)) = self.output.content.get_mut(content_index) {
+            item.args.update(&mut call.arguments);
         }
         if !delta.is_empty() || !replace {
             out.push(E::ToolCallDelta {
@@ -225,7 +241,7 @@ impl ResponsesFolder {
         };
         self.items[state].ended = true;
         let content_index = self.items[state].content_index;
-        let args = std::mem::take(&mut self.items[state].args);
+        let mut args = std::mem::take(&mut self.items[state].args);
         let Some(block) = self.block(state) else {
             return;
         };
@@ -267,14 +283,15 @@ impl ResponsesFolder {
                 }
             }
             ContentBlock::ToolCall(call) => {
-                let final_args = if args.is_empty() {
-                    str_field(item, "arguments")
+                if args.text().is_empty() {
+                    let final_args = str_field(item, "arguments")
                         .filter(|a| !a.is_empty())
-                        .unwrap_or("{}")
+                        .unwrap_or("{}");
+                    call.arguments = Value::Object(parse_streaming_json(final_args));
                 } else {
-                    args.as_str()
-                };
-                call.arguments = Value::Object(parse_streaming_json(final_args));
+                    // The last delta's update left the final parse: this reads nothing new.
+                    args.update(&mut call.arguments);
+                }
                 let tool_call = call.clone();
                 E::ToolCallEnd {
                     content_index,
