@@ -11,6 +11,7 @@ use rho_ai::ThinkingLevel;
 use rho_host::prompt::{PromptOptions, PromptResources};
 use rho_host::settings::{PROJECT_DIR, SETTINGS_FILE};
 use rho_models::{DEFAULT_THINKING_LEVEL, clamp_thinking_level};
+use rho_stdx::sync::lock;
 use rho_tui::keybindings::{self, Keybindings};
 use rho_tui::slash::{CommandHost, Commands, ModelOption, SettingChange, SlashRegistry};
 use rho_tui::theme::{Theme, ThemeChoice};
@@ -20,7 +21,7 @@ use crate::remember::Remember;
 
 use crate::cli::Cli;
 use crate::rpc::models::ModelCatalog;
-use crate::session_switch::{LiveHandle, lock};
+use crate::session_switch::LiveHandle;
 
 /// The commands' host over the live session.
 pub struct SlashHost {
