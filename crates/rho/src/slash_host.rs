@@ -153,10 +153,7 @@ impl CommandHost for SlashHost {
                 "model".to_owned(),
                 format!("{}/{}", model.provider, model.id),
             ),
-            (
-                "thinking".to_owned(),
-                rho_tui::status::thinking_name(thinking).to_owned(),
-            ),
+            ("thinking".to_owned(), thinking.as_str().to_owned()),
             (
                 "auto-compaction".to_owned(),
                 if auto { "on" } else { "off" }.to_owned(),
