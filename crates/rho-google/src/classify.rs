@@ -96,22 +96,13 @@ pub fn http_error_message(status: u16, body: &str) -> String {
     .to_string()
 }
 
-/// The HTTP reason phrase the SDK would read from `statusText` (HTTP/1.1 servers send it).
+/// The HTTP reason phrase the SDK would read from `statusText` (HTTP/1.1 servers send it);
+/// empty for a status without one.
 fn reason_phrase(status: u16) -> &'static str {
-    match status {
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        408 => "Request Timeout",
-        413 => "Payload Too Large",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        _ => "",
-    }
+    http::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|status| status.canonical_reason())
+        .unwrap_or("")
 }
 
 /// What a `finishReason` means for the call.

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::model::LlamaModel;
@@ -10,6 +10,7 @@ use llama_cpp_2::model::params::LlamaModelParams;
 use rho_ai::ErrorKind;
 
 use rho_local::{ModelFileError, verify_model};
+use rho_stdx::sync::lock;
 
 /// Why a local model call failed before or while generating.
 #[derive(Debug, thiserror::Error)]
@@ -79,7 +80,7 @@ pub(crate) fn load_model(path: &Path) -> Result<Arc<LlamaModel>, LocalError> {
     let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let models = MODELS.get_or_init(Mutex::default);
     // Held while loading, so two first calls do not load the same file twice.
-    let mut models = models.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut models = lock(models);
     if let Some(model) = models.get(&key) {
         return Ok(Arc::clone(model));
     }

@@ -14,10 +14,11 @@
 //! waits ends as soon as its turn comes, without touching the model.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
 use std::sync::mpsc::{Sender, channel};
-use std::sync::{Mutex, PoisonError};
 
 use rho_ai::{ErrorInfo, ErrorKind, StopReason};
+use rho_stdx::sync::lock;
 
 use crate::generate::{Job, run};
 
@@ -30,7 +31,7 @@ static QUEUE: Mutex<Option<Sender<Job>>> = Mutex::new(None);
 /// Queues `job` for the llama.cpp thread, starting the thread on first use (or again, should it
 /// ever have ended). A thread that cannot be started ends the call with an error event.
 pub(crate) fn submit(job: Job) {
-    let mut queue = QUEUE.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut queue = lock(&QUEUE);
     let job = match queue.as_ref() {
         Some(sender) => match sender.send(job) {
             Ok(()) => return,

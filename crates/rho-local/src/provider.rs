@@ -1,12 +1,13 @@
 //! The `local` provider: the model layer's [`Provider`] over the model process `rho-llama`.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use rho_ai::{
     AssistantMessage, AssistantMessageEventStream, Context, ErrorKind, Model, Provider,
     StreamOptions,
 };
+use rho_stdx::sync::lock;
 
 use crate::install::verify_model;
 use crate::model::call_limits;
@@ -88,7 +89,7 @@ impl Provider for LocalProvider {
 
 /// The running process for `program`, started if there is none.
 fn process_for(program: &Path) -> std::io::Result<Arc<ModelProcess>> {
-    let mut processes = PROCESSES.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut processes = lock(&PROCESSES);
     processes.retain(|process| process.is_running());
     if let Some(process) = processes.iter().find(|p| p.program() == program) {
         return Ok(Arc::clone(process));

@@ -38,9 +38,7 @@ pub use key::ApiKey;
 pub use list::{format_model_list, no_models_available_message};
 pub use registry::{ModelRegistry, RequestAuth};
 pub use select::Resolved;
-pub use thinking::{
-    ALL_THINKING_LEVELS, DEFAULT_THINKING_LEVEL, clamp_thinking_level, supported_thinking_levels,
-};
+pub use thinking::{DEFAULT_THINKING_LEVEL, clamp_thinking_level, supported_thinking_levels};
 
 /// File name of the custom model configuration inside `RHO_HOME`.
 pub const MODELS_FILE: &str = "models.json";

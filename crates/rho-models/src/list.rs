@@ -1,5 +1,7 @@
 //! The `--list-models [search]` output, in Pi's layout (pi-coding-agent `cli/list-models.js`).
 
+use rho_stdx::js::{number_text, to_fixed};
+
 use crate::catalog::ModelEntry;
 use crate::collate::locale_compare;
 
@@ -88,9 +90,9 @@ fn format_token_count(count: u64) -> String {
     let scaled = |unit: f64, suffix: &str| {
         let value = count as f64 / unit;
         if value.fract() == 0.0 {
-            format!("{value}{suffix}")
+            format!("{}{suffix}", number_text(value))
         } else {
-            format!("{}{suffix}", to_fixed_1(value))
+            format!("{}{suffix}", to_fixed(value, 1))
         }
     };
     if count >= 1_000_000 {
@@ -99,16 +101,6 @@ fn format_token_count(count: u64) -> String {
         scaled(1_000.0, "K")
     } else {
         count.to_string()
-    }
-}
-
-/// JavaScript's `toFixed(1)`: like Rust's rounding except that an exact tie rounds up.
-fn to_fixed_1(value: f64) -> String {
-    let tenths = value * 10.0;
-    if tenths.fract() == 0.5 {
-        format!("{:.1}", (tenths.floor() + 1.0) / 10.0)
-    } else {
-        format!("{value:.1}")
     }
 }
 

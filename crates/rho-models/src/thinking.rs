@@ -5,9 +5,6 @@ use rho_ai::ThinkingLevel;
 
 use crate::catalog::ModelEntry;
 
-/// Every level, lowest first; clamping walks this order.
-pub const ALL_THINKING_LEVELS: [ThinkingLevel; 6] = ThinkingLevel::ALL;
-
 /// The level used when neither the command line, the session nor the settings choose one.
 pub const DEFAULT_THINKING_LEVEL: ThinkingLevel = ThinkingLevel::Medium;
 
@@ -19,7 +16,7 @@ pub fn supported_thinking_levels(entry: &ModelEntry) -> Vec<ThinkingLevel> {
         return vec![ThinkingLevel::Off];
     }
     let map = entry.thinking_level_map.as_ref();
-    ALL_THINKING_LEVELS
+    ThinkingLevel::ALL
         .into_iter()
         .filter(|level| {
             let mapped = map.and_then(|map| map.get(*level));
@@ -39,12 +36,12 @@ pub fn clamp_thinking_level(entry: &ModelEntry, level: ThinkingLevel) -> Thinkin
     if supported.contains(&level) {
         return level;
     }
-    let requested = ALL_THINKING_LEVELS
+    let requested = ThinkingLevel::ALL
         .iter()
         .position(|candidate| *candidate == level)
         .unwrap_or(0);
-    let higher = ALL_THINKING_LEVELS[requested..].iter();
-    let lower = ALL_THINKING_LEVELS[..requested].iter().rev();
+    let higher = ThinkingLevel::ALL[requested..].iter();
+    let lower = ThinkingLevel::ALL[..requested].iter().rev();
     higher
         .chain(lower)
         .find(|candidate| supported.contains(candidate))

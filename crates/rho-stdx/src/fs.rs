@@ -1,8 +1,8 @@
 //! Files written whole.
 
-use std::fs::{File, OpenOptions};
+use std::fs::{File, OpenOptions, Permissions};
 use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Who may read a file [`write_atomic`] writes.
@@ -12,6 +12,9 @@ pub enum Access {
     Private,
     /// As the umask allows (0666 & !umask): settings, session files.
     Shared,
+    /// Exactly these permission bits, whatever the umask: those of the file being replaced,
+    /// so a user's `chmod` survives the rewrite.
+    Mode(u32),
 }
 
 /// Replaces `path` with `contents` so that a crash or power loss leaves either the old file or
@@ -43,6 +46,9 @@ fn write_synced(path: &Path, contents: &[u8], access: Access) -> io::Result<()> 
         options.mode(0o600);
     }
     let mut file = options.open(path)?;
+    if let Access::Mode(mode) = access {
+        file.set_permissions(Permissions::from_mode(mode))?;
+    }
     file.write_all(contents)?;
     file.sync_all()
 }
@@ -80,6 +86,15 @@ mod tests {
         write_atomic(&path, b"{}", Access::Private).unwrap();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
+    }
+
+    #[test]
+    fn a_mode_given_is_the_mode_written_whatever_the_umask() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        write_atomic(&path, b"{}", Access::Mode(0o640)).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
     }
 
     #[test]

@@ -51,6 +51,50 @@ pub fn number_text(x: f64) -> String {
     format!("{}{body}", if x < 0.0 { "-" } else { "" })
 }
 
+/// ECMAScript `Number::prototype.toFixed(digits)` of `x`: `digits` places after the point, an
+/// exact half rounded away from zero (Rust's `{:.2}` rounds it to even: `1.125` gives `1.12`
+/// there, `1.13` in JavaScript), and `String(x)` from 10^21 on.
+pub fn to_fixed(x: f64, digits: usize) -> String {
+    if !x.is_finite() || x.abs() >= 1e21 {
+        return number_text(x);
+    }
+    let magnitude = x.abs();
+    // Only an exact tie rounds differently. A tie has digits + 1 places, so it is a whole number
+    // of 2^-(digits + 1) (exact to test: scaling by a power of two is exact), and printing it
+    // with digits + 1 places is exact too.
+    let places = i32::try_from(digits).unwrap_or(i32::MAX).saturating_add(1);
+    let longer = format!("{magnitude:.*}", digits + 1);
+    let tie = (magnitude * 2f64.powi(places)).fract() == 0.0 && longer.ends_with('5');
+    let body = if tie {
+        let kept = longer[..longer.len() - 1].trim_end_matches('.');
+        round_last_digit_up(kept)
+    } else {
+        format!("{magnitude:.digits$}")
+    };
+    // JavaScript keeps the sign of a negative number that rounds to zero: `-0.001` → `-0.00`.
+    let sign = if x < 0.0 { "-" } else { "" };
+    format!("{sign}{body}")
+}
+
+/// A decimal numeral one unit of its last place larger: `1.12` → `1.13`, `9.99` → `10.00`.
+fn round_last_digit_up(numeral: &str) -> String {
+    let mut digits = numeral.as_bytes().to_vec();
+    let mut carry = true;
+    for digit in digits.iter_mut().rev().filter(|d| d.is_ascii_digit()) {
+        if *digit == b'9' {
+            *digit = b'0';
+        } else {
+            *digit += 1;
+            carry = false;
+            break;
+        }
+    }
+    if carry {
+        digits.insert(0, b'1');
+    }
+    String::from_utf8_lossy(&digits).into_owned()
+}
+
 /// A JSON number's text as JavaScript prints the number it parses to.
 pub fn json_number_text(number: &Number) -> String {
     match number.as_i64() {
@@ -111,6 +155,32 @@ mod tests {
     }
 
     #[test]
+    fn to_fixed_rounds_as_javascript_does() {
+        // Each expected text is what Node prints for `x.toFixed(digits)`.
+        let cases = [
+            (1.125, 2, "1.13"),
+            (-1.125, 2, "-1.13"),
+            (1.005, 2, "1.00"),
+            (1.15, 1, "1.1"),
+            (1.25, 1, "1.3"),
+            (0.15, 1, "0.1"),
+            (2.5, 0, "3"),
+            (9.995, 2, "9.99"),
+            (9.9951, 2, "10.00"),
+            (0.5, 0, "1"),
+            (-0.001, 2, "-0.00"),
+            (-0.0, 2, "0.00"),
+            (131.072, 1, "131.1"),
+            (42.0, 3, "42.000"),
+            (1e21, 2, "1e+21"),
+            (f64::NAN, 1, "NaN"),
+        ];
+        for (x, digits, text) in cases {
+            assert_eq!(to_fixed(x, digits), text, "{x}.toFixed({digits})");
+        }
+    }
+
+    #[test]
     fn values_above_the_i64_range_stay_floats_instead_of_saturating() {
         assert!(number_value(1.5e19).is_f64());
         assert_eq!(number_value(9.0e18).to_string(), "9000000000000000000");
@@ -124,6 +194,18 @@ mod tests {
         fn number_text_round_trips(x in any::<f64>().prop_filter("finite", |x| x.is_finite())) {
             let parsed: f64 = number_text(x).parse().unwrap();
             prop_assert_eq!(parsed, x);
+        }
+
+        #[test]
+        fn to_fixed_differs_from_rust_only_on_exact_halves(x in -1e6f64..1e6, digits in 0usize..6) {
+            // Rust prints `-0.00` for negative zero, JavaScript `0.00`.
+            prop_assume!(x != 0.0);
+            let ours = to_fixed(x, digits);
+            let rust = format!("{x:.digits$}");
+            let scaled = x.abs() * 10f64.powi(i32::try_from(digits).unwrap());
+            if ours != rust {
+                prop_assert_eq!(scaled.fract(), 0.5, "{} vs {}", ours, rust);
+            }
         }
     }
 }

@@ -2,8 +2,9 @@
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
+use rho_stdx::sync::lock;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::{JoinHandle, JoinSet};
@@ -137,11 +138,6 @@ impl Drop for MockServer {
     }
 }
 
-/// A panicking test thread may poison the lock; the record is still worth reading.
-fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
-    state.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 async fn accept_loop(listener: TcpListener, state: Arc<Mutex<State>>) {
     let mut connections = JoinSet::new();
     loop {
@@ -261,20 +257,10 @@ async fn write_response(stream: &mut TcpStream, response: &MockResponse) -> std:
     stream.shutdown().await
 }
 
-/// Reason phrases for the statuses tests use; clients ignore the phrase anyway.
+/// The status's reason phrase (`Status` for one without); clients ignore the phrase anyway.
 fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        413 => "Payload Too Large",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        529 => "Overloaded",
-        _ => "Status",
-    }
+    http::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|status| status.canonical_reason())
+        .unwrap_or("Status")
 }

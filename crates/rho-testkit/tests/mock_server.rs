@@ -66,7 +66,7 @@ async fn responses_are_played_in_order_as_chunked_bodies_then_the_fallback() {
     );
     assert_eq!(
         third,
-        "HTTP/1.1 204 Status\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n0\r\n\r\n"
+        "HTTP/1.1 204 No Content\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n0\r\n\r\n"
     );
     assert_eq!(server.requests().len(), 3);
     assert_eq!(server.remaining(), 0);

@@ -123,9 +123,7 @@ impl TuiApprover {
     }
 
     fn always(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
-        self.always
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        rho_stdx::sync::lock(&self.always)
     }
 }
 

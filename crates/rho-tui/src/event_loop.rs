@@ -47,8 +47,9 @@ pub struct Hooks {
     pub shell: Option<Arc<dyn UserShell>>,
     /// Leave right after the first frame is drawn (start-up measurement).
     pub exit_after_first_frame: bool,
-    /// Told of every thinking level the user picks, before it applies (the session file and
-    /// the settings record it); an `Err` is shown as an error line.
+    /// Told of every change of the thinking level the user makes, once it applies: the level
+    /// before and the one now (the session file and the settings record it). Called beside the
+    /// UI task, in order with the command host's calls; an `Err` is shown as an error line.
     pub thinking_changed: Option<ThinkingHook>,
     /// Lists and switches sessions (`/resume`, `/new`, `/fork`, `/tree`); without one they are
     /// refused with a message.
@@ -66,35 +67,35 @@ pub struct Hooks {
 
 /// Runs the interactive mode on `session` until the user leaves. `initial` prompts (from the
 /// command line) are sent one after another as if typed. The terminal is restored on return,
-/// whatever the outcome.
+/// whatever the outcome, and the work asked of the hosts (a setting or a rule to write) is done.
 pub async fn run(
     session: AgentSession,
     info: SessionInfo,
     initial: Vec<String>,
-    hooks: Hooks,
+    mut hooks: Hooks,
 ) -> Result<(), TuiError> {
     let guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     terminal.clear()?;
     let mut session = session;
-    let report = guard.report().clone();
-    let outcome = drive(&mut terminal, &mut session, info, initial, hooks, report).await;
+    let app = starting_app(info, &mut hooks, guard.report());
+    let start = Start {
+        initial,
+        commands: std::mem::take(&mut hooks.start_commands),
+        exit_after_first_frame: hooks.exit_after_first_frame,
+    };
+    let mut effects = Effects::new(hooks);
+    let outcome = drive(&mut terminal, &mut session, app, &mut effects, start).await;
     // A run still going would keep tools alive after the screen is gone.
     session.abort_now();
     drop(terminal);
     drop(guard);
+    effects.finish().await;
     outcome
 }
 
-async fn drive(
-    terminal: &mut Terminal<CrosstermBackend<io::Stdout>>,
-    session: &mut AgentSession,
-    info: SessionInfo,
-    initial: Vec<String>,
-    mut hooks: Hooks,
-    report: TerminalReport,
-) -> Result<(), TuiError> {
-    let mut session_events = listen(session);
+/// The state as the screen opens, with what `hooks` brought for it.
+fn starting_app(info: SessionInfo, hooks: &mut Hooks, report: &TerminalReport) -> App {
     let mut commands = std::mem::take(&mut hooks.ui);
     // The background the terminal reports outranks the `COLORFGBG` guess of an `auto` theme.
     if let (true, Some(background)) = (commands.theme_auto, report.background) {
@@ -106,33 +107,50 @@ async fn drive(
         warnings: std::mem::take(&mut hooks.warnings),
         typed: report.typed.clone(),
     };
-    let mut app = App::starting(info, startup);
-    let start_commands = std::mem::take(&mut hooks.start_commands);
-    let exit_after_first_frame = hooks.exit_after_first_frame;
-    let mut effects = Effects::new(hooks);
-    for effect in start_commands {
+    App::starting(info, startup)
+}
+
+/// What happens as the loop starts.
+struct Start {
+    /// The prompts from the command line.
+    initial: Vec<String>,
+    /// Effects carried out before the first key.
+    commands: Vec<Effect>,
+    /// Leave right after the first frame.
+    exit_after_first_frame: bool,
+}
+
+async fn drive(
+    terminal: &mut Terminal<CrosstermBackend<io::Stdout>>,
+    session: &mut AgentSession,
+    mut app: App,
+    effects: &mut Effects,
+    start: Start,
+) -> Result<(), TuiError> {
+    let mut session_events = listen(session);
+    for effect in start.commands {
         // Only the sessions effects make sense before the session has done anything.
         for input in effects.carry_out(session, &app, effect) {
-            dispatch(&mut app, &mut effects, session, input);
+            dispatch(&mut app, effects, session, input);
         }
     }
-    dispatch(&mut app, &mut effects, session, Input::Started(initial));
+    dispatch(&mut app, effects, session, Input::Started(start.initial));
     let mut input = EventStream::new();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut stop = StopSignals::listen();
     loop {
         terminal.draw(|frame| view::draw(frame, &app, Instant::now()))?;
-        if effects.exiting() || exit_after_first_frame {
+        if effects.exiting() || start.exit_after_first_frame {
             return Ok(());
         }
         tokio::select! {
             event = input.next() => match event {
                 Some(Ok(Event::Key(key))) => {
-                    dispatch(&mut app, &mut effects, session, Input::Key(key));
+                    dispatch(&mut app, effects, session, Input::Key(key));
                 }
                 Some(Ok(Event::Paste(text))) => {
-                    dispatch(&mut app, &mut effects, session, Input::Paste(text));
+                    dispatch(&mut app, effects, session, Input::Paste(text));
                 }
                 Some(Ok(_)) => {}
                 Some(Err(error)) => return Err(error.into()),
@@ -140,10 +158,10 @@ async fn drive(
                 None => return Ok(()),
             },
             Some(event) = session_events.recv() => {
-                dispatch(&mut app, &mut effects, session, event.into());
+                dispatch(&mut app, effects, session, event.into());
                 // Everything already queued goes into the same frame.
                 while let Ok(event) = session_events.try_recv() {
-                    dispatch(&mut app, &mut effects, session, event.into());
+                    dispatch(&mut app, effects, session, event.into());
                 }
             }
             finished = effects.finished() => {
@@ -152,10 +170,10 @@ async fn drive(
                     *session = next;
                     session_events = listen(session);
                 }
-                dispatch(&mut app, &mut effects, session, finished.input);
+                dispatch(&mut app, effects, session, finished.input);
             }
             _ = tick.tick(), if app.animating() => {
-                dispatch(&mut app, &mut effects, session, Input::Tick);
+                dispatch(&mut app, effects, session, Input::Tick);
             }
             () = stop.next() => return Ok(()),
         }
@@ -181,8 +199,9 @@ fn listen(session: &AgentSession) -> mpsc::UnboundedReceiver<SessionEvent> {
     events
 }
 
-/// What the host does with a thinking level the user picked.
-pub type ThinkingHook = Box<dyn Fn(ThinkingLevel) -> Result<(), String> + Send>;
+/// What the host does with a thinking level the user picked: `(previous, now)`.
+pub type ThinkingHook =
+    Arc<dyn Fn(ThinkingLevel, ThinkingLevel) -> Result<(), String> + Send + Sync>;
 
 /// SIGTERM, SIGHUP and a SIGINT sent from outside (Ctrl+C itself arrives as a key in raw mode)
 /// end the interactive mode cleanly: the terminal is restored on the way out.

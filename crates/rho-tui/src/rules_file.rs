@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use rho_gate::command::split_command;
 use rho_gate::{CommandRules, RulesError};
+use rho_stdx::fs::{Access, write_atomic};
 
 /// Why no rule was written.
 #[derive(Debug, thiserror::Error)]
@@ -71,13 +72,15 @@ pub fn append_allow_rules(file: &Path, command: &str) -> Result<Vec<String>, Rul
         }
         text.push_str("# Added by \"always allow\" in the interactive mode.\n");
         text.push_str("[[rule]]\ndecision = \"allow\"\n");
-        text.push_str(&format!("prefix = {}\n", toml_string(prefix)));
+        let prefix = toml::Value::String(prefix.clone());
+        text.push_str(&format!("prefix = {prefix}\n"));
     }
     CommandRules::parse(&text, file)?;
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).map_err(io_error)?;
     }
-    std::fs::write(file, text).map_err(io_error)?;
+    // Whole or not at all: a half-written file would stop the next start.
+    write_atomic(file, text.as_bytes(), Access::Shared).map_err(io_error)?;
     Ok(prefixes)
 }
 
@@ -92,23 +95,4 @@ fn shell_quote(word: &str) -> String {
     } else {
         format!("'{}'", word.replace('\'', r"'\''"))
     }
-}
-
-/// A TOML basic string: quotes, backslashes and control characters escaped.
-fn toml_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rho_ai::ThinkingLevel;
+use rho_stdx::js::to_fixed;
 
 /// What the interactive mode is told about the session when it starts.
 #[derive(Clone, Debug, PartialEq)]
@@ -265,22 +266,10 @@ impl Status {
 pub fn format_tokens(count: u64) -> String {
     match count {
         0..1_000 => count.to_string(),
-        1_000..10_000 => format!("{:.1}k", count as f64 / 1_000.0),
+        1_000..10_000 => format!("{}k", to_fixed(count as f64 / 1_000.0, 1)),
         10_000..1_000_000 => format!("{}k", (count as f64 / 1_000.0).round()),
-        1_000_000..10_000_000 => format!("{:.1}M", count as f64 / 1_000_000.0),
+        1_000_000..10_000_000 => format!("{}M", to_fixed(count as f64 / 1_000_000.0, 1)),
         _ => format!("{}M", (count as f64 / 1_000_000.0).round()),
-    }
-}
-
-/// The thinking level as Pi names it.
-pub fn thinking_name(level: ThinkingLevel) -> &'static str {
-    match level {
-        ThinkingLevel::Off => "off",
-        ThinkingLevel::Minimal => "minimal",
-        ThinkingLevel::Low => "low",
-        ThinkingLevel::Medium => "medium",
-        ThinkingLevel::High => "high",
-        ThinkingLevel::Xhigh => "xhigh",
     }
 }
 

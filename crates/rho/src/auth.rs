@@ -3,12 +3,13 @@
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context as _, bail};
 use clap::Parser;
 use clap::error::ErrorKind;
 use rho_models::{ModelRegistry, ProcessEnvironment, rho_home};
+use rho_stdx::fs::{Access, write_atomic};
 use serde_json::{Map, Value, json};
 
 use crate::EXIT_PREFLIGHT;
@@ -154,19 +155,14 @@ fn read_entries(path: &Path) -> anyhow::Result<Map<String, Value>> {
     }
 }
 
-/// Writes auth.json with mode 0600 through a temporary file and a rename, so a reader never
-/// sees half a file and the key is never readable by others, even for a moment.
+/// Writes auth.json whole with mode 0600 (`rho_stdx::fs::write_atomic`), so a reader never sees
+/// half a file and the key is never readable by others, even for a moment.
 fn write_entries(home: &Path, path: &Path, entries: &Map<String, Value>) -> anyhow::Result<()> {
     create_home(home)?;
     let mut text = serde_json::to_string_pretty(entries).context("cannot encode auth.json")?;
     text.push('\n');
-    let temp = temp_path(path);
-    let written = write_private(&temp, text.as_bytes()).and_then(|()| std::fs::rename(&temp, path));
-    if let Err(error) = written {
-        let _ = std::fs::remove_file(&temp);
-        bail!("cannot write {}: {error}", path.display());
-    }
-    Ok(())
+    write_atomic(path, text.as_bytes(), Access::Private)
+        .map_err(|error| anyhow::anyhow!("cannot write {}: {error}", path.display()))
 }
 
 fn create_home(home: &Path) -> anyhow::Result<()> {
@@ -177,22 +173,6 @@ fn create_home(home: &Path) -> anyhow::Result<()> {
     builder
         .create(home)
         .with_context(|| format!("cannot create {}", home.display()))
-}
-
-fn temp_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_owned();
-    name.push(format!(".{}.tmp", std::process::id()));
-    path.with_file_name(name)
-}
-
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(path)?;
-    file.write_all(bytes)?;
-    file.sync_all()
 }
 
 /// One line per provider with a key: `<provider>: <source>, …`, sources in the order rho

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context as _;
 use async_trait::async_trait;
 use rho_agent::{AgentMessage, CustomMessage};
+use rho_stdx::sync::lock;
 use rho_tui::approval::TuiApprover;
 use rho_tui::user_shell::{ShellOutput, UserShell};
 use rho_tui::{Hooks, SessionInfo};
@@ -20,7 +21,7 @@ use crate::remember::Remember;
 use crate::rpc::user_bash::{self, BashCancel, BashResult, UserBashContext};
 use crate::session_builder::{self, Built, Extras};
 use crate::session_choice::SessionTarget;
-use crate::session_switch::{self, Live, LiveHandle, Switcher, SwitcherParts};
+use crate::session_switch::{Live, LiveHandle, Switcher, SwitcherParts};
 use crate::slash_host::{self, SlashHost};
 
 /// Set to `1`, the UI leaves right after its first frame: `bench/startup_tui.sh` times it.
@@ -54,10 +55,9 @@ pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<
     let live_cell: Arc<std::sync::OnceLock<LiveHandle>> = Arc::default();
     let following = live_cell.clone();
     let (approver, approvals) = TuiApprover::following(move || {
-        let run_cwd = following.get().map_or_else(
-            || started_in.clone(),
-            |live| session_switch::lock(live).run_cwd.clone(),
-        );
+        let run_cwd = following
+            .get()
+            .map_or_else(|| started_in.clone(), |live| lock(live).run_cwd.clone());
         run_cwd.join(".rho").join("rules.toml")
     });
     let approver: Arc<dyn rho_host::gate::Approver> = Arc::new(approver);
@@ -114,18 +114,14 @@ pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<
     };
     let recorder = live.clone();
     let remember = Remember::in_home(home.as_deref());
-    let thinking_changed = move |level| {
-        let (record, previous, reasons) = {
-            let live = session_switch::lock(&recorder);
-            let (previous, reasons) = live
-                .session
-                .agent()
-                .with_state(|s| (s.thinking_level, s.model.reasoning));
-            (live.session.record().clone(), previous, reasons)
+    // Called beside the UI task once the level applies (it writes the session file and the
+    // settings).
+    let thinking_changed = move |_previous: rho_ai::ThinkingLevel, level: rho_ai::ThinkingLevel| {
+        let (record, reasons) = {
+            let live = lock(&recorder);
+            let reasons = live.session.agent().with_state(|s| s.model.reasoning);
+            (live.session.record().clone(), reasons)
         };
-        if previous == level {
-            return Ok(());
-        }
         // Best effort: the level is in effect either way, and a session file that cannot be
         // written fails the next message's write too, which is reported on exit.
         if let Err(error) = record.record_thinking_level(level) {
@@ -140,7 +136,7 @@ pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<
         approvals: Some(approvals),
         shell: Some(Arc::new(shell)),
         exit_after_first_frame: std::env::var_os(EXIT_AFTER_FIRST_FRAME).is_some_and(|v| v == "1"),
-        thinking_changed: Some(Box::new(thinking_changed)),
+        thinking_changed: Some(Arc::new(thinking_changed)),
         sessions: Some(Arc::new(switcher)),
         start_commands: if open_picker {
             vec![rho_tui::Effect::OpenSessionPicker]
@@ -154,7 +150,7 @@ pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<
     crate::warnings::hold();
     let outcome = rho_tui::run(session, info, initial, hooks).await;
     crate::warnings::release();
-    let record = session_switch::lock(&live).session.record().clone();
+    let record = lock(&live).session.record().clone();
     record.flush().await;
     // The terminal is back to normal here, so these messages are readable.
     for error in record.take_errors() {
@@ -175,9 +171,7 @@ struct SessionShell {
 
 impl SessionShell {
     fn running(&self) -> std::sync::MutexGuard<'_, Option<BashCancel>> {
-        self.running
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.running)
     }
 }
 
@@ -186,7 +180,7 @@ impl UserShell for SessionShell {
     async fn run(&self, command: &str) -> Result<ShellOutput, String> {
         let cancel = BashCancel::new();
         *self.running() = Some(cancel.clone());
-        let cwd = session_switch::lock(&self.live).run_cwd.clone();
+        let cwd = lock(&self.live).run_cwd.clone();
         let result = user_bash::run(command, &cwd, &cancel).await;
         *self.running() = None;
         let result = result.map_err(|error| format!("Cannot run the command: {error}"))?;
@@ -209,7 +203,7 @@ impl UserShell for SessionShell {
 
     fn record(&self, command: &str, output: &ShellOutput, exclude_from_context: bool) {
         let message = bash_message(command, output, exclude_from_context);
-        let session = session_switch::lock(&self.live).session.clone();
+        let session = lock(&self.live).session.clone();
         session.add_message(message);
     }
 }

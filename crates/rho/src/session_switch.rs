@@ -4,11 +4,13 @@
 //! leaf of the same file and keeps the session.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use rho_host::AgentSession;
-use rho_session::{SessionDir, SessionFile, list_sessions};
+use rho_host::compaction::CompactionDetails;
+use rho_session::{SessionContext, SessionDir, SessionFile, list_sessions};
+use rho_stdx::sync::lock;
 use rho_tui::SessionInfo;
 use rho_tui::sessions::picker::CANNOT_DELETE_CURRENT;
 use rho_tui::sessions::{
@@ -38,13 +40,15 @@ pub struct Live {
 /// A shared handle on the live session.
 pub type LiveHandle = Arc<Mutex<Live>>;
 
-/// Locks the live session (a panic elsewhere does not make it unusable).
-pub fn lock(live: &LiveHandle) -> MutexGuard<'_, Live> {
-    live.lock().unwrap_or_else(PoisonError::into_inner)
+/// What the interactive mode rebuilds sessions with. The UI calls it beside its own task: the
+/// plain methods on the blocking pool, [`SessionSwitcher::switch`] on a task, which moves its
+/// file work (opening, forking, syncing, building) to the blocking pool in turn.
+pub struct Switcher {
+    state: Arc<State>,
 }
 
-/// What the interactive mode rebuilds sessions with.
-pub struct Switcher {
+/// What a [`Switcher`] works with, shared with its work on the blocking pool.
+struct State {
     /// The command line; its model flags are reset to `flags` before each build.
     cli: Mutex<Cli>,
     flags: (Option<String>, Option<String>),
@@ -88,6 +92,14 @@ pub struct SwitcherParts {
 impl Switcher {
     /// A switcher over `parts`.
     pub fn new(parts: SwitcherParts) -> Switcher {
+        Switcher {
+            state: Arc::new(State::new(parts)),
+        }
+    }
+}
+
+impl State {
+    fn new(parts: SwitcherParts) -> State {
         let sessions = parts.home.as_deref().map(SessionDir::new);
         let local = match (&parts.cli.session_dir, &sessions) {
             (Some(dir), _) => Some(parts.cwd.join(dir)),
@@ -95,7 +107,7 @@ impl Switcher {
             (None, None) => None,
         };
         let flags = (parts.cli.model.clone(), parts.cli.provider.clone());
-        Switcher {
+        State {
             cli: Mutex::new(parts.cli),
             flags,
             cwd: parts.cwd,
@@ -184,48 +196,49 @@ impl Switcher {
             SwitchRequest::Branch { .. } => Err("not a replacing switch".to_owned()),
         }
     }
+}
 
+impl Switcher {
     async fn replace(&self, request: SwitchRequest) -> Result<Switched, String> {
-        let old = lock(&self.live).session.clone();
-        let (target, editor_text) = self.prepare(&request)?;
+        let state = &self.state;
+        let old = lock(&state.live).session.clone();
+        // Opening (and locking) or forking a file is file work: off the runtime.
+        let preparing = (Arc::clone(state), request.clone());
+        let (target, editor_text) = off_runtime(move || preparing.0.prepare(&preparing.1)).await?;
         old.abort().await;
         // The old file is let go of only once the new session stands: a switch that fails
-        // leaves the old session as it was, still recording.
-        let held = detach(&mut lock(&self.live));
+        // leaves the old session as it was, still recording. Detaching syncs it.
+        let live = Arc::clone(&state.live);
+        let held = off_runtime(move || Ok(detach(&mut lock(&live)))).await?;
         let built = {
-            let mut cli = self
-                .cli
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clone();
-            (cli.model, cli.provider) = self.flags.clone();
+            let mut cli = lock(&state.cli).clone();
+            (cli.model, cli.provider) = state.flags.clone();
             let extras = Extras {
-                approver: self.approver.clone(),
-                context_hooks: self.context_hooks.clone(),
+                approver: state.approver.clone(),
+                context_hooks: state.context_hooks.clone(),
             };
-            let cwd = self.cwd.clone();
+            let cwd = state.cwd.clone();
             // Settings, keys (a `!command` may run for seconds), the workspace and the file are
             // read off the runtime, so the screen and signals stay served meanwhile.
-            tokio::task::spawn_blocking(move || {
+            off_runtime(move || {
                 session_builder::choose(&mut cli, &target, &cwd)
                     .and_then(|chosen| session_builder::build_chosen(&cli, chosen, target, extras))
                     .map_err(|e| format!("{e:#}"))
             })
             .await
-            .unwrap_or_else(|e| Err(format!("The session could not be built: {e}")))
         };
         let built = match built {
             Ok(built) => built,
             Err(error) => {
-                reattach(&mut lock(&self.live), held);
+                reattach(&mut lock(&state.live), held);
                 return Err(error);
             }
         };
         drop(held);
-        let info = (self.describe)(&built);
-        *self.info.lock().unwrap_or_else(PoisonError::into_inner) = info.clone();
+        let info = (state.describe)(&built);
+        *lock(&state.info) = info.clone();
         let messages = built.session.agent().with_state(|s| s.messages.clone());
-        *lock(&self.live) = Live {
+        *lock(&state.live) = Live {
             session: built.session.clone(),
             run_cwd: built.run_cwd.clone(),
             router: built.router.clone(),
@@ -253,10 +266,11 @@ impl Switcher {
         summarize: bool,
         info: SessionInfo,
     ) -> Result<Switched, String> {
-        let session = lock(&self.live).session.clone();
+        let session = lock(&self.state.live).session.clone();
         session.abort().await;
         let summary = if summarize {
             let abandoned = self
+                .state
                 .live_file(|file| abandoned_entries(file, file.leaf_id(), entry_id))
                 .unwrap_or_default();
             if abandoned.is_empty() {
@@ -269,22 +283,15 @@ impl Switcher {
         } else {
             None
         };
-        let moved = self.live_file(|file| {
-            let (leaf, text) =
-                tree_target(file, entry_id).ok_or_else(|| "No such entry".to_owned())?;
-            match (&summary, &leaf) {
-                (Some((text, details)), _) => {
-                    let details = serde_json::to_value(details).ok();
-                    file.branch_with_summary(leaf.as_deref(), text, details, None)
-                        .map_err(|e| e.to_string())?;
-                }
-                (None, Some(id)) => file.branch(id).map_err(|e| e.to_string())?,
-                (None, None) => file.reset_leaf(),
-            }
-            Ok::<_, String>((file.context(), text))
-        });
-        let (context, editor_text) =
-            moved.unwrap_or_else(|| Err("This session has no file".to_owned()))?;
+        // Appending to the file and rebuilding the context from it: off the runtime.
+        let state = Arc::clone(&self.state);
+        let entry_id = entry_id.to_owned();
+        let (context, editor_text) = off_runtime(move || {
+            state
+                .live_file(|file| move_leaf(file, &entry_id, summary.as_ref()))
+                .unwrap_or_else(|| Err("This session has no file".to_owned()))
+        })
+        .await?;
         session.restore(&context);
         Ok(Switched {
             warnings: Vec::new(),
@@ -297,8 +304,36 @@ impl Switcher {
     }
 }
 
-/// Syncs and lets go of the live session's file; failures are reported on stderr when the
-/// screen is back (they are kept by the writer until then).
+/// Moves the leaf of `file` to the `/tree` pick `entry_id`, recording `summary` of the branch
+/// left behind; the context from there and the text for the editor.
+fn move_leaf(
+    file: &mut SessionFile,
+    entry_id: &str,
+    summary: Option<&(String, CompactionDetails)>,
+) -> Result<(SessionContext, Option<String>), String> {
+    let (leaf, text) = tree_target(file, entry_id).ok_or_else(|| "No such entry".to_owned())?;
+    match (summary, &leaf) {
+        (Some((text, details)), _) => {
+            let details = serde_json::to_value(details).ok();
+            file.branch_with_summary(leaf.as_deref(), text, details, None)
+                .map_err(|e| e.to_string())?;
+        }
+        (None, Some(id)) => file.branch(id).map_err(|e| e.to_string())?,
+        (None, None) => file.reset_leaf(),
+    }
+    Ok((file.context(), text))
+}
+
+/// Runs `work` on the blocking pool and waits for it: a switch reads, writes and syncs session
+/// files, and the screen and the signals are served meanwhile.
+async fn off_runtime<R: Send + 'static>(
+    work: impl FnOnce() -> Result<R, String> + Send + 'static,
+) -> Result<R, String> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|e| Err(format!("The session switch failed: {e}")))
+}
+
 /// Stops the live session's recording and hands its file back, still locked: dropping it lets
 /// go; [`reattach`] gives it back to the live session.
 fn detach(live: &mut Live) -> Option<SessionFile> {
@@ -322,12 +357,12 @@ fn same_file(a: &Path, b: &Path) -> bool {
 #[async_trait]
 impl SessionSwitcher for Switcher {
     fn list(&self, all: bool) -> Vec<SessionRow> {
-        let listed = match (all, &self.sessions, &self.local) {
+        let listed = match (all, &self.state.sessions, &self.state.local) {
             (true, Some(sessions), _) => sessions.list_all(),
             (_, _, Some(local)) => list_sessions(local),
             (_, _, None) => Vec::new(),
         };
-        let live = self.live_path();
+        let live = self.state.live_path();
         // The empty session `rho --resume` starts on is nothing to resume.
         listed
             .into_iter()
@@ -337,7 +372,8 @@ impl SessionSwitcher for Switcher {
     }
 
     fn fork_points(&self) -> Vec<ForkPoint> {
-        self.live_file(|file| file.fork_messages())
+        self.state
+            .live_file(|file| file.fork_messages())
             .unwrap_or_default()
             .into_iter()
             .map(|m| ForkPoint {
@@ -348,26 +384,29 @@ impl SessionSwitcher for Switcher {
     }
 
     fn tree(&self) -> Vec<TreeRow> {
-        self.live_file(|file| tree_rows(file)).unwrap_or_default()
+        self.state
+            .live_file(|file| tree_rows(file))
+            .unwrap_or_default()
     }
 
     fn tree_filter(&self) -> TreeFilter {
-        let run_cwd = lock(&self.live).run_cwd.clone();
-        tree_filter_setting(self.home.as_deref(), &run_cwd)
+        let run_cwd = lock(&self.state.live).run_cwd.clone();
+        tree_filter_setting(self.state.home.as_deref(), &run_cwd)
     }
 
     fn set_label(&self, entry_id: &str, label: Option<&str>) -> Result<(), String> {
         let label = label.map(str::trim).filter(|l| !l.is_empty());
-        self.live_file(|file| {
-            file.append_label_change(entry_id, label)
-                .map(drop)
-                .map_err(|e| e.to_string())
-        })
-        .unwrap_or_else(|| Err("This session has no file".to_owned()))
+        self.state
+            .live_file(|file| {
+                file.append_label_change(entry_id, label)
+                    .map(drop)
+                    .map_err(|e| e.to_string())
+            })
+            .unwrap_or_else(|| Err("This session has no file".to_owned()))
     }
 
     fn current_session(&self) -> Option<PathBuf> {
-        self.live_path()
+        self.state.live_path()
     }
 
     fn delete_session(&self, path: &Path) -> Result<Deleted, String> {
@@ -385,6 +424,7 @@ impl SessionSwitcher for Switcher {
         if live.is_some_and(|live| same_file(&live, path)) {
             // The open file is locked by this process: its own writer appends.
             return self
+                .state
                 .live_file(|file| file.append_session_info(name).map(drop))
                 .unwrap_or(Ok(()))
                 .map_err(|e| e.to_string());
@@ -429,12 +469,8 @@ impl Switcher {
     /// The status line's facts of the live session as they are now: `/model`, Shift+Tab and
     /// `/settings` may have changed them since it was built.
     fn current_info(&self) -> SessionInfo {
-        let mut info = self
-            .info
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        let live = lock(&self.live);
+        let mut info = lock(&self.state.info).clone();
+        let live = lock(&self.state.live);
         live.session.agent().with_state(|s| {
             info.provider.clone_from(&s.model.provider);
             info.model_id.clone_from(&s.model.id);

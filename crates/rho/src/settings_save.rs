@@ -4,8 +4,10 @@
 //! Pi's two-space layout; every other key stays as it was, in its place. A file that is not a
 //! JSON object is never overwritten: the user's hand-written settings come first.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use rho_stdx::fs::{Access, write_atomic};
 use serde_json::{Map, Value};
 
 /// Why a setting was not saved.
@@ -109,31 +111,19 @@ fn set_at(settings: &mut Map<String, Value>, key: &[&str], value: Value) {
     }
 }
 
-/// Writes `text` to a temporary file beside the real file and renames it over, so a crash or
-/// a full disk never leaves half a settings file. A symlinked settings file (dotfile managers)
-/// stays a link: its target is what gets replaced, with the target's permissions.
+/// Replaces the file whole (`rho_stdx::fs::write_atomic`), so a crash or a full disk never
+/// leaves half a settings file. A symlinked settings file (dotfile managers) stays a link: its
+/// target is what gets replaced, keeping the target's permissions.
 fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
     let existing = std::fs::canonicalize(path).ok();
-    let permissions = existing
+    let access = existing
         .as_deref()
         .and_then(|real| std::fs::metadata(real).ok())
-        .map(|m| m.permissions());
-    let path = existing.as_deref().unwrap_or(path);
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(format!(".{}.tmp", std::process::id()));
-    let temporary = PathBuf::from(temporary);
-    std::fs::write(&temporary, text)?;
-    let renamed = match permissions {
-        Some(permissions) => std::fs::set_permissions(&temporary, permissions),
-        None => Ok(()),
-    }
-    .and_then(|()| std::fs::rename(&temporary, path));
-    renamed.inspect_err(|_| {
-        let _ = std::fs::remove_file(&temporary);
-    })
+        .map_or(Access::Shared, |m| Access::Mode(m.permissions().mode()));
+    write_atomic(existing.as_deref().unwrap_or(path), text.as_bytes(), access)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use rho_ai::ThinkingLevel;
 use rho_host::prompt::{PromptOptions, PromptResources};
 use rho_host::settings::{PROJECT_DIR, SETTINGS_FILE};
 use rho_models::{DEFAULT_THINKING_LEVEL, clamp_thinking_level};
+use rho_stdx::sync::lock;
 use rho_tui::keybindings::{self, Keybindings};
 use rho_tui::slash::{CommandHost, Commands, ModelOption, SettingChange, SlashRegistry};
 use rho_tui::theme::{Theme, ThemeChoice};
@@ -20,7 +21,7 @@ use crate::remember::Remember;
 
 use crate::cli::Cli;
 use crate::rpc::models::ModelCatalog;
-use crate::session_switch::{LiveHandle, lock};
+use crate::session_switch::LiveHandle;
 
 /// The commands' host over the live session.
 pub struct SlashHost {
@@ -152,10 +153,7 @@ impl CommandHost for SlashHost {
                 "model".to_owned(),
                 format!("{}/{}", model.provider, model.id),
             ),
-            (
-                "thinking".to_owned(),
-                rho_tui::status::thinking_name(thinking).to_owned(),
-            ),
+            ("thinking".to_owned(), thinking.as_str().to_owned()),
             (
                 "auto-compaction".to_owned(),
                 if auto { "on" } else { "off" }.to_owned(),

@@ -5,7 +5,9 @@
 //! conversation.
 
 use std::fmt::Display;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
+
+use rho_stdx::sync::lock;
 
 /// `Some` while warnings are held for the UI.
 static HELD: Mutex<Option<Vec<String>>> = Mutex::new(None);
@@ -17,7 +19,7 @@ pub fn warn(message: impl Display) {
 
 /// Reports one line as it is (a notice such as the offline model's).
 pub fn say(line: String) {
-    match HELD.lock().unwrap_or_else(PoisonError::into_inner).as_mut() {
+    match lock(&HELD).as_mut() {
         Some(held) => held.push(line),
         None => eprintln!("{line}"),
     }
@@ -25,22 +27,18 @@ pub fn say(line: String) {
 
 /// From now on, warnings are held for [`take`] instead of printed.
 pub fn hold() {
-    let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut held = lock(&HELD);
     held.get_or_insert_with(Vec::new);
 }
 
 /// The warnings held since the last call, oldest first.
 pub fn take() -> Vec<String> {
-    HELD.lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .as_mut()
-        .map(std::mem::take)
-        .unwrap_or_default()
+    lock(&HELD).as_mut().map(std::mem::take).unwrap_or_default()
 }
 
 /// Warnings go to stderr again; the ones still held are printed (the terminal is back).
 pub fn release() {
-    let held = HELD.lock().unwrap_or_else(PoisonError::into_inner).take();
+    let held = lock(&HELD).take();
     for line in held.unwrap_or_default() {
         eprintln!("{line}");
     }

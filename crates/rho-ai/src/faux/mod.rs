@@ -5,7 +5,7 @@ mod script;
 mod streaming;
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
@@ -111,7 +111,7 @@ impl FauxProvider {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        rho_stdx::sync::lock(&self.state)
     }
 
     /// Queues a response.

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::OwnedMutexGuard;
 
@@ -34,7 +34,7 @@ impl MutationQueue {
     pub async fn lock(&self, path: &Path) -> MutationGuard<'_> {
         let key = queue_key(path);
         let lock = {
-            let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut entries = rho_stdx::sync::lock(&self.entries);
             let entry = entries.entry(key.clone()).or_insert_with(|| Entry {
                 lock: Arc::new(tokio::sync::Mutex::new(())),
                 users: 0,
@@ -53,15 +53,12 @@ impl MutationQueue {
 
     /// How many files currently have a holder or a waiter (for tests of the cleanup).
     pub fn active_files(&self) -> usize {
-        self.entries
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len()
+        rho_stdx::sync::lock(&self.entries).len()
     }
 
     /// Forgets one user of `key`, removing the entry when it was the last.
     fn release(&self, key: &Path) {
-        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut entries = rho_stdx::sync::lock(&self.entries);
         if let Some(entry) = entries.get_mut(key) {
             entry.users = entry.users.saturating_sub(1);
             if entry.users == 0 {

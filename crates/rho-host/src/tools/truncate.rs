@@ -3,6 +3,7 @@
 //! Limits are counted in lines (`text.split('\n')`) and in UTF-8 bytes. Whole lines are kept,
 //! except by [`truncate_tail`] when even the last line alone is too long.
 
+use rho_stdx::js::to_fixed;
 use serde::{Deserialize, Serialize};
 
 /// Default maximum number of lines a tool returns.
@@ -67,20 +68,18 @@ impl Truncation {
     }
 }
 
-/// Formats a byte count like Pi's `formatSize`: `512B`, `50.0KB`, `1.5MB`.
-///
-/// Rounds to one decimal half away from zero on exact ties, as JavaScript's `toFixed(1)` does.
+/// Formats a byte count like Pi's `formatSize`: `512B`, `50.0KB`, `1.5MB` (`toFixed(1)`).
 pub fn format_size(bytes: usize) -> String {
-    const KIB: u128 = 1024;
-    const MIB: u128 = 1024 * 1024;
-    let b = bytes as u128;
+    const KIB: f64 = 1024.0;
+    // Exact: a byte count below 2^53 is an exact f64, and dividing by a power of two is exact.
+    let b = bytes as f64;
     if b < KIB {
-        return format!("{bytes}B");
+        format!("{bytes}B")
+    } else if b < KIB * KIB {
+        format!("{}KB", to_fixed(b / KIB, 1))
+    } else {
+        format!("{}MB", to_fixed(b / KIB / KIB, 1))
     }
-    let (unit, suffix) = if b < MIB { (KIB, "KB") } else { (MIB, "MB") };
-    // tenths = round(b * 10 / unit), ties upwards; exact in integers.
-    let tenths = (b * 20 + unit) / (unit * 2);
-    format!("{}.{}{suffix}", tenths / 10, tenths % 10)
 }
 
 /// Keeps the beginning of `text`: at most `max_lines` whole lines and `max_bytes` bytes.

@@ -237,11 +237,7 @@ impl CompletionsCompat {
     pub fn effort(&self, level: Option<ThinkingLevel>) -> Option<String> {
         let name = match level? {
             ThinkingLevel::Off => return None,
-            ThinkingLevel::Minimal => "minimal",
-            ThinkingLevel::Low => "low",
-            ThinkingLevel::Medium => "medium",
-            ThinkingLevel::High => "high",
-            ThinkingLevel::Xhigh => "xhigh",
+            level => level.as_str(),
         };
         if let Some(mapped) = self.reasoning_effort_map.get(name) {
             return Some(mapped.clone());

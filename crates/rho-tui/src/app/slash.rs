@@ -12,15 +12,6 @@ use crate::sessions::SwitchRequest;
 use crate::slash::{Builtin, Panel, SettingChange, SlashAction, SlashKind, SlashPopup, parse};
 use crate::theme::Theme;
 
-const LEVELS: &[(&str, ThinkingLevel)] = &[
-    ("off", ThinkingLevel::Off),
-    ("minimal", ThinkingLevel::Minimal),
-    ("low", ThinkingLevel::Low),
-    ("medium", ThinkingLevel::Medium),
-    ("high", ThinkingLevel::High),
-    ("xhigh", ThinkingLevel::Xhigh),
-];
-
 impl App {
     /// Keys for the model picker or a panel while one is open.
     pub(super) fn commands_overlay_key(&mut self, key: KeyEvent) -> Option<Vec<Effect>> {
@@ -234,19 +225,16 @@ impl App {
     }
 
     fn thinking_command(&mut self, args: &str) -> Vec<Effect> {
-        let names: Vec<&str> = LEVELS.iter().map(|(n, _)| *n).collect();
+        let names: Vec<&str> = ThinkingLevel::ALL.map(ThinkingLevel::as_str).to_vec();
         if args.is_empty() {
-            let current = LEVELS
-                .iter()
-                .find(|(_, l)| *l == self.status.info().thinking)
-                .map_or("off", |(n, _)| n);
+            let current = self.status.info().thinking.as_str();
             self.conversation.notice(format!(
                 "Thinking level: {current} (one of: {})",
                 names.join(", ")
             ));
             return Vec::new();
         }
-        let Some(&(_, level)) = LEVELS.iter().find(|(n, _)| *n == args) else {
+        let Some(level) = ThinkingLevel::parse(args) else {
             self.conversation.error(format!(
                 "Unknown thinking level \"{args}\" (one of: {})",
                 names.join(", ")

@@ -5,13 +5,16 @@ use std::sync::Arc;
 
 use rho_host::AgentSession;
 
+use super::lane::Lane;
 use crate::app::{App, CommandsReply, Input};
 use crate::slash::host::osc52;
 use crate::slash::{CommandHost, SlashAction};
 
-/// Carries out `action`; what the host answered comes back as inputs.
+/// Carries out `action`: the host's calls go to `lane` and their answers come back from there;
+/// what needs no host answers at once.
 pub(super) fn carry_out(
     host: Option<&Arc<dyn CommandHost>>,
+    lane: &Lane,
     session: &AgentSession,
     app: &App,
     action: SlashAction,
@@ -22,14 +25,6 @@ pub(super) fn carry_out(
         )];
     };
     let reply = match action {
-        SlashAction::OpenModelPicker(query) => CommandsReply::Models {
-            models: host.models(),
-            query,
-        },
-        SlashAction::SetModel(model) => CommandsReply::ModelSet {
-            result: host.set_model(&model),
-            model,
-        },
         SlashAction::Compact(instructions) => {
             let session = session.clone();
             tokio::spawn(async move {
@@ -38,17 +33,9 @@ pub(super) fn carry_out(
             });
             return Vec::new();
         }
-        SlashAction::Session => CommandsReply::SessionStats(host.session_stats()),
-        SlashAction::Settings => CommandsReply::Settings(host.settings()),
         SlashAction::SetAutoCompaction(enabled) => {
             session.set_auto_compaction(enabled);
             CommandsReply::AutoCompaction(enabled)
-        }
-        SlashAction::SaveSetting(change) => {
-            return match host.save_setting(&change) {
-                Ok(()) => Vec::new(),
-                Err(error) => vec![Input::Failed(error)],
-            };
         }
         SlashAction::Copy => {
             let Some(text) = app.last_reply() else {
@@ -56,9 +43,39 @@ pub(super) fn carry_out(
             };
             CommandsReply::Copied(copy(&text))
         }
-        SlashAction::Export(path) => CommandsReply::Exported(host.export_html(path.as_deref())),
+        action => {
+            let host = Arc::clone(host);
+            lane.call(move || call(host.as_ref(), action));
+            return Vec::new();
+        }
     };
     vec![Input::Commands(reply)]
+}
+
+/// The host's part of `action` (beside the UI task: it reads and writes files, and a key may be
+/// a command to run).
+fn call(host: &dyn CommandHost, action: SlashAction) -> Option<Input> {
+    let reply = match action {
+        SlashAction::OpenModelPicker(query) => CommandsReply::Models {
+            models: host.models(),
+            query,
+        },
+        SlashAction::SetModel(model) => CommandsReply::ModelSet {
+            result: host.set_model(&model),
+            model,
+        },
+        SlashAction::Session => CommandsReply::SessionStats(host.session_stats()),
+        SlashAction::Settings => CommandsReply::Settings(host.settings()),
+        SlashAction::SaveSetting(change) => {
+            return host.save_setting(&change).err().map(Input::Failed);
+        }
+        SlashAction::Export(path) => CommandsReply::Exported(host.export_html(path.as_deref())),
+        // Carried out without the host.
+        SlashAction::Compact(_) | SlashAction::SetAutoCompaction(_) | SlashAction::Copy => {
+            return None;
+        }
+    };
+    Some(Input::Commands(reply))
 }
 
 /// `text` to the clipboard with OSC 52 (the terminal puts it on the system clipboard, over ssh

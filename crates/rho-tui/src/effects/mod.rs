@@ -1,10 +1,15 @@
 //! The event loop's hands: carries out the [`Effect`]s the state asks for (with the session, the
 //! gate's approval replies, the `!cmd` runner, the file walk, the session switcher and the
 //! command host) and turns what comes back into [`Input`]s for [`App::update`]. It never changes
-//! the state itself; it reads it only for `/copy`.
+//! the state itself; it reads it only for `/copy`. Nothing here blocks the UI task: what reads or
+//! writes files or runs commands goes to a [`lane::Lane`], and its answer comes back through
+//! [`Effects::finished`].
 
 mod commands;
+mod lane;
 mod sessions;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -18,9 +23,11 @@ use crate::approval::{ApprovalChoice, ApprovalDialog, ApprovalRequest};
 use crate::completion::FileIndex;
 use crate::event_loop::{Hooks, ThinkingHook};
 use crate::rules_file::append_allow_rules;
-use crate::sessions::{SessionSwitcher, Switched};
+use crate::sessions::SessionSwitcher;
 use crate::slash::CommandHost;
 use crate::user_shell::{ShellOutput, UserShell};
+
+use self::lane::Lane;
 
 /// Work finished beside the state: the input to feed, and the session to talk to from now on
 /// when a switch replaced it.
@@ -29,6 +36,16 @@ pub(crate) struct Finished {
     pub(crate) input: Input,
     /// The new session (`None`: the same one).
     pub(crate) session: Option<AgentSession>,
+}
+
+impl Finished {
+    /// Work that leaves the session as it is.
+    fn input(input: Input) -> Self {
+        Finished {
+            input,
+            session: None,
+        }
+    }
 }
 
 /// What the effects need and the channels their results come back on.
@@ -47,9 +64,14 @@ pub(crate) struct Effects {
     files_done: mpsc::UnboundedReceiver<FileIndex>,
     thinking_changed: Option<ThinkingHook>,
     switcher: Option<Arc<dyn SessionSwitcher>>,
-    switch_tx: mpsc::UnboundedSender<Result<Switched, String>>,
-    switch_done: mpsc::UnboundedReceiver<Result<Switched, String>>,
     host: Option<Arc<dyn CommandHost>>,
+    /// The command host's and the switcher's calls and the thinking hook, in order.
+    hosts: Lane,
+    /// The "always" rules, written apart from `hosts`: a switch aborting a run waits for the
+    /// run's tool, which may wait for this answer.
+    rules: Lane,
+    /// What the lanes answered.
+    lanes_done: mpsc::UnboundedReceiver<Finished>,
     /// Prompts the session refused outright.
     refused_tx: mpsc::UnboundedSender<String>,
     refused: mpsc::UnboundedReceiver<String>,
@@ -58,11 +80,12 @@ pub(crate) struct Effects {
 }
 
 impl Effects {
-    /// The effects' side of `hooks` (what the binary plugged in).
+    /// The effects' side of `hooks` (what the binary plugged in). Starts the lanes' tasks on
+    /// the current runtime.
     pub(crate) fn new(hooks: Hooks) -> Self {
         let (shell_tx, shell_done) = mpsc::unbounded_channel();
         let (files_tx, files_done) = mpsc::unbounded_channel();
-        let (switch_tx, switch_done) = mpsc::unbounded_channel();
+        let (lanes_tx, lanes_done) = mpsc::unbounded_channel();
         let (refused_tx, refused) = mpsc::unbounded_channel();
         Effects {
             cwd: hooks.cwd,
@@ -76,9 +99,10 @@ impl Effects {
             files_done,
             thinking_changed: hooks.thinking_changed,
             switcher: hooks.sessions,
-            switch_tx,
-            switch_done,
             host: hooks.commands,
+            hosts: Lane::start(lanes_tx.clone()),
+            rules: Lane::start(lanes_tx),
+            lanes_done,
             refused_tx,
             refused,
             exit: false,
@@ -88,6 +112,14 @@ impl Effects {
     /// Whether an [`Effect::Exit`] was carried out.
     pub(crate) fn exiting(&self) -> bool {
         self.exit
+    }
+
+    /// Waits for the hosts' work already asked for (a setting, a session entry, a rule to be
+    /// written), as rho leaves. A switch still running is not waited for.
+    pub(crate) async fn finish(self) {
+        let Effects { hosts, rules, .. } = self;
+        hosts.finish().await;
+        rules.finish().await;
     }
 
     /// Carries out one effect; what it answered at once comes back as inputs, in order. Work
@@ -115,12 +147,13 @@ impl Effects {
             Effect::ClearQueue => drop(session.clear_queue()),
             Effect::Abort => session.abort_now(),
             Effect::SetThinking(level) => {
-                let kept = self.thinking_changed.as_ref().map(|changed| changed(level));
-                session
+                // In effect at once, for the next prompt; the host records it beside the UI.
+                let previous = session
                     .agent()
-                    .update_state(|state| state.thinking_level = level);
-                if let Some(Err(error)) = kept {
-                    return vec![Input::Failed(error)];
+                    .update_state(|state| std::mem::replace(&mut state.thinking_level, level));
+                if let Some(changed) = self.thinking_changed.clone().filter(|_| previous != level) {
+                    self.hosts
+                        .call(move || changed(previous, level).err().map(Input::Failed));
                 }
             }
             Effect::Answer(dialog, choice) => return self.answer(&dialog, choice),
@@ -142,10 +175,10 @@ impl Effects {
             | Effect::SaveTreeLabel(_)
             | Effect::ChangeSessionFile(_)
             | Effect::SwitchSession(_) => {
-                return sessions::carry_out(self.switcher.as_ref(), &self.switch_tx, effect);
+                return sessions::carry_out(self.switcher.as_ref(), &self.hosts, effect);
             }
             Effect::Slash(action) => {
-                return commands::carry_out(self.host.as_ref(), session, app, action);
+                return commands::carry_out(self.host.as_ref(), &self.hosts, session, app, action);
             }
             Effect::Exit => self.exit = true,
         }
@@ -164,10 +197,7 @@ impl Effects {
             }
             Some((run, result)) = self.shell_done.recv() => Input::ShellFinished(run, result),
             Some(files) = self.files_done.recv() => Input::FilesIndexed(files),
-            Some(result) = self.switch_done.recv() => {
-                let (session, input) = sessions::finished(result);
-                return Finished { input, session };
-            }
+            Some(finished) = self.lanes_done.recv() => return finished,
         };
         Finished {
             input,
@@ -175,21 +205,27 @@ impl Effects {
         }
     }
 
-    /// An answer goes to the waiting tool; "always" first writes the allow rules.
+    /// An answer goes to the waiting tool; "always" first writes the allow rules (beside the
+    /// UI task; the tool waits for them).
     fn answer(&mut self, dialog: &ApprovalDialog, choice: ApprovalChoice) -> Vec<Input> {
-        let mut inputs = Vec::new();
-        if choice == ApprovalChoice::Always {
-            let result = append_allow_rules(&dialog.rules_file, &dialog.command)
-                .map_err(|error| error.to_string());
-            inputs.push(Input::RulesWritten {
-                rules_file: dialog.rules_file.clone(),
-                result,
-            });
+        let reply = self.replies.remove(&dialog.id);
+        if choice != ApprovalChoice::Always {
+            if let Some(reply) = reply {
+                let _ = reply.send(choice);
+            }
+            return Vec::new();
         }
-        if let Some(reply) = self.replies.remove(&dialog.id) {
-            let _ = reply.send(choice);
-        }
-        inputs
+        let rules_file = dialog.rules_file.clone();
+        let command = dialog.command.clone();
+        self.rules.call(move || {
+            let result =
+                append_allow_rules(&rules_file, &command).map_err(|error| error.to_string());
+            if let Some(reply) = reply {
+                let _ = reply.send(choice);
+            }
+            Some(Input::RulesWritten { rules_file, result })
+        });
+        Vec::new()
     }
 
     fn run_shell(&mut self, run: ShellRun) -> Vec<Input> {

@@ -1,13 +1,14 @@
-//! The sessions effects, carried out with the [`SessionSwitcher`]: lists for the overlays, a
-//! label saved, a session file renamed or deleted, and a switch run off the UI task.
+//! The sessions effects, carried out with the [`SessionSwitcher`] beside the UI task (each call
+//! reads or writes session files): lists for the overlays, a label saved, a session file renamed
+//! or deleted, and a switch.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures_util::FutureExt;
-use rho_host::AgentSession;
-use tokio::sync::mpsc;
 
+use super::Finished;
+use super::lane::Lane;
 use crate::app::{Effect, Input, SessionsReply, SwitchedTo};
 use crate::sessions::{PickerStatus, SessionFileChange, SessionSwitcher, Switched};
 
@@ -17,10 +18,10 @@ const SWITCH_PANICKED: &str = "The session switch failed unexpectedly; the curre
 /// Said when there is nothing to switch with (no switcher was plugged in).
 const UNAVAILABLE: &str = "Sessions are not available here";
 
-/// Carries out a sessions effect; a switch's result comes back on `done`.
+/// Carries out a sessions effect on `lane`; the answer comes back from there.
 pub(super) fn carry_out(
     switcher: Option<&Arc<dyn SessionSwitcher>>,
-    done: &mpsc::UnboundedSender<Result<Switched, String>>,
+    lane: &Lane,
     effect: Effect,
 ) -> Vec<Input> {
     let Some(switcher) = switcher else {
@@ -31,7 +32,25 @@ pub(super) fn carry_out(
         };
         return vec![input];
     };
-    let reply = match effect {
+    let switcher = Arc::clone(switcher);
+    if let Effect::SwitchSession(request) = effect {
+        lane.spawn(async move {
+            // A switch that panics still ends the switch, as a failure.
+            let switched = AssertUnwindSafe(switcher.switch(request))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| Err(SWITCH_PANICKED.to_owned()));
+            finished(switched)
+        });
+    } else {
+        lane.call(move || call(switcher.as_ref(), effect).map(Input::Sessions));
+    }
+    Vec::new()
+}
+
+/// The switcher's answer to a sessions effect other than a switch.
+fn call(switcher: &dyn SessionSwitcher, effect: Effect) -> Option<SessionsReply> {
+    Some(match effect {
         Effect::OpenSessionPicker => SessionsReply::Listed {
             here: switcher.list(false),
             everywhere: switcher.list(true),
@@ -47,23 +66,9 @@ pub(super) fn carry_out(
                 .set_label(&change.entry_id, change.label.as_deref())
                 .map(|()| switcher.tree()),
         ),
-        Effect::ChangeSessionFile(change) => change_session_file(switcher.as_ref(), change),
-        Effect::SwitchSession(request) => {
-            let switcher = Arc::clone(switcher);
-            let done = done.clone();
-            tokio::spawn(async move {
-                // A switch that panics still ends the switch, as a failure.
-                let switched = AssertUnwindSafe(switcher.switch(request))
-                    .catch_unwind()
-                    .await
-                    .unwrap_or_else(|_| Err(SWITCH_PANICKED.to_owned()));
-                let _ = done.send(switched);
-            });
-            return Vec::new();
-        }
-        _ => return Vec::new(),
-    };
-    vec![Input::Sessions(reply)]
+        Effect::ChangeSessionFile(change) => change_session_file(switcher, change),
+        _ => return None,
+    })
 }
 
 /// Renames or deletes a session file, says how it went (as Pi does, in the picker's status
@@ -97,7 +102,7 @@ fn change_session_file(switcher: &dyn SessionSwitcher, change: SessionFileChange
 
 /// A switch ended: the session to talk to from now on (`None`: the same one, or the switch
 /// failed and the old one goes on) and what the state is told.
-pub(super) fn finished(result: Result<Switched, String>) -> (Option<AgentSession>, Input) {
+fn finished(result: Result<Switched, String>) -> Finished {
     match result {
         Ok(switched) => {
             let shown = SwitchedTo {
@@ -107,8 +112,11 @@ pub(super) fn finished(result: Result<Switched, String>) -> (Option<AgentSession
                 notice: switched.notice,
                 warnings: switched.warnings,
             };
-            (switched.session, Input::SwitchDone(Ok(shown)))
+            Finished {
+                input: Input::SwitchDone(Ok(shown)),
+                session: switched.session,
+            }
         }
-        Err(message) => (None, Input::SwitchDone(Err(message))),
+        Err(message) => Finished::input(Input::SwitchDone(Err(message))),
     }
 }

@@ -133,7 +133,10 @@ pub struct Switched {
     pub warnings: Vec<String>,
 }
 
-/// The binary's side of switching sessions.
+/// The binary's side of switching sessions. Its calls are made beside the UI task, one at a
+/// time and in the order the user asked for them: the plain methods on tokio's blocking pool, so
+/// they may read and write files; [`SessionSwitcher::switch`] on a task of its own, which should
+/// move its own blocking work off the runtime.
 #[async_trait]
 pub trait SessionSwitcher: Send + Sync {
     /// The sessions of this working directory (`all`: of every directory), newest first.

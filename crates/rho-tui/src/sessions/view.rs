@@ -10,6 +10,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use rho_host::tools::truncate::format_size;
 
 use super::{LabelInput, SessionRow, SessionsOverlay, TreeView};
 use crate::picker::Picker;
@@ -68,7 +69,9 @@ pub(crate) fn session_details(session: &SessionRow, with_cwd: bool, with_path: b
         parts.push(session.cwd.clone());
     }
     parts.push(format!("{} msgs", session.message_count));
-    parts.push(format_size(session.size));
+    parts.push(format_size(
+        usize::try_from(session.size).unwrap_or(usize::MAX),
+    ));
     parts.push(format_date(session.modified));
     parts.join(" · ")
 }
@@ -86,51 +89,15 @@ fn shorten_home(path: &Path) -> String {
     }
 }
 
-/// Bytes as Pi writes sizes: `512B`, `1.2KB`, `3.4MB`.
-pub fn format_size(bytes: u64) -> String {
-    const KB: f64 = 1024.0;
-    let b = bytes as f64;
-    if b < KB {
-        format!("{bytes}B")
-    } else if b < KB * KB {
-        format!("{:.1}KB", b / KB)
-    } else {
-        format!("{:.1}MB", b / KB / KB)
-    }
-}
-
-/// `YYYY-MM-DD HH:MM` in UTC.
+/// `YYYY-MM-DD HH:MM` in UTC (a time before 1970 as 1970's first minute).
 pub fn format_date(time: SystemTime) -> String {
-    let iso = iso_minutes(time);
-    iso.get(..16).unwrap_or(&iso).replace('T', " ")
-}
-
-fn iso_minutes(time: SystemTime) -> String {
-    let secs = time
+    let seconds = time
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    let days = secs.div_euclid(86_400);
-    let rest = secs.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}",
-        rest / 3600,
-        rest % 3600 / 60
-    )
-}
-
-/// Days since 1970-01-01 to a calendar date (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    chrono::DateTime::from_timestamp(seconds, 0)
+        .unwrap_or_default()
+        .format("%Y-%m-%d %H:%M")
+        .to_string()
 }
 
 fn tree_lines(tree: &TreeView, width: usize, height: usize) -> Vec<Line<'static>> {

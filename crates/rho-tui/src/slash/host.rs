@@ -49,7 +49,9 @@ pub enum SettingChange {
     Theme(String),
 }
 
-/// The binary's side of the commands.
+/// The binary's side of the commands. Its calls are made on tokio's blocking pool, one at a time
+/// and in the order the user asked for them, so they may read and write files and run commands
+/// (a `!command` key) while the UI goes on.
 pub trait CommandHost: Send + Sync {
     /// The models with a usable key, in the catalog's order.
     fn models(&self) -> Vec<ModelOption>;

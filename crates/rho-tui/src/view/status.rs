@@ -8,12 +8,13 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use rho_stdx::js::to_fixed;
 use unicode_width::UnicodeWidthStr;
 
 use super::conversation::spinner;
 use super::text::truncate;
 use crate::app::App;
-use crate::status::{Status, format_tokens, thinking_name};
+use crate::status::{Status, format_tokens};
 
 /// The notice line: what runs now and what waits in the queues.
 pub fn notice_line(app: &App, now: Instant) -> Line<'static> {
@@ -91,20 +92,21 @@ pub fn footer_lines(status: &Status, width: usize) -> [Line<'static>; 2] {
         }
     }
     if status.cost() > 0.0 {
-        stats.push(format!("${:.3}", status.cost()));
+        stats.push(format!("${}", to_fixed(status.cost(), 3)));
     }
     let window = format_tokens(info.context_window);
     let auto = if info.auto_compact { " (auto)" } else { "" };
     stats.push(match (status.context_tokens(), status.context_percent()) {
         (Some(tokens), Some(percent)) => {
-            format!("ctx {} {percent:.1}%/{window}{auto}", format_tokens(tokens))
+            let percent = to_fixed(percent, 1);
+            format!("ctx {} {percent}%/{window}{auto}", format_tokens(tokens))
         }
         _ => format!("ctx ?/{window}{auto}"),
     });
     let left = truncate(&stats.join(" "), width);
     let model = &info.model_id;
     let right = if info.reasoning {
-        match thinking_name(info.thinking) {
+        match info.thinking.as_str() {
             "off" => format!("{model} • thinking off"),
             level => format!("{model} • {level}"),
         }

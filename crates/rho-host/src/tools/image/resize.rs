@@ -80,7 +80,7 @@ impl FittedImage {
             self.original_height,
             self.width,
             self.height,
-            to_fixed_2(scale)
+            rho_stdx::js::to_fixed(scale, 2)
         ))
     }
 }
@@ -230,37 +230,4 @@ fn base64_len(len: usize) -> usize {
 fn js_round(value: f64) -> u32 {
     // Saturating float-to-int conversion; values here are at most the original side.
     (value + 0.5).floor() as u32
-}
-
-/// JavaScript's `Number.prototype.toFixed(2)` for non-negative finite values: the exact decimal
-/// value rounded half up, where Rust's `{:.2}` would round an exact half to even (1.125 → 1.12).
-fn to_fixed_2(value: f64) -> String {
-    // Rust prints the exact decimal expansion of a float given enough digits; an f64 in this
-    // range has at most 52 fractional digits.
-    let exact = format!("{value:.60}");
-    let Some((whole, fraction)) = exact.split_once('.') else {
-        return format!("{value:.2}");
-    };
-    let mut digits: Vec<u8> = whole.bytes().chain(fraction.bytes().take(2)).collect();
-    let round_up = fraction.as_bytes().get(2).is_some_and(|&d| d >= b'5');
-    if round_up {
-        // Propagate the carry from the last digit leftwards.
-        let mut index = digits.len();
-        loop {
-            if index == 0 {
-                digits.insert(0, b'1');
-                break;
-            }
-            index -= 1;
-            if digits[index] == b'9' {
-                digits[index] = b'0';
-            } else {
-                digits[index] += 1;
-                break;
-            }
-        }
-    }
-    let split = digits.len() - 2;
-    let text = String::from_utf8_lossy(&digits);
-    format!("{}.{}", &text[..split], &text[split..])
 }
