@@ -4,26 +4,22 @@
 //! changed cells are written).
 
 use std::io;
-use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use rho_ai::ThinkingLevel;
 use rho_host::{AgentSession, SessionEvent};
 use tokio::sync::mpsc;
 
 use crate::app::{App, Effect, Input, Startup};
-use crate::approval::ApprovalRequest;
 use crate::effects::Effects;
+pub use crate::hooks::{Hooks, ThinkingHook};
 use crate::status::{SessionInfo, git_branch};
 use crate::terminal::TerminalGuard;
 use crate::terminal_report::TerminalReport;
 use crate::theme::Theme;
-use crate::user_shell::UserShell;
 use crate::view;
 
 /// Why the interactive mode stopped with an error.
@@ -36,34 +32,6 @@ pub enum TuiError {
 
 /// How often moving parts (spinners, elapsed times, countdowns) are redrawn.
 const TICK: Duration = Duration::from_millis(80);
-
-/// What the binary plugs into the interactive mode besides the session.
-pub struct Hooks {
-    /// The session's working directory (git branch, `@` completion).
-    pub cwd: PathBuf,
-    /// Approval requests from the gate's [`crate::approval::TuiApprover`].
-    pub approvals: Option<mpsc::UnboundedReceiver<ApprovalRequest>>,
-    /// Runs `!cmd` lines; without one they are refused with a message.
-    pub shell: Option<Arc<dyn UserShell>>,
-    /// Leave right after the first frame is drawn (start-up measurement).
-    pub exit_after_first_frame: bool,
-    /// Told of every change of the thinking level the user makes, once it applies: the level
-    /// before and the one now (the session file and the settings record it). Called beside the
-    /// UI task, in order with the command host's calls; an `Err` is shown as an error line.
-    pub thinking_changed: Option<ThinkingHook>,
-    /// Lists and switches sessions (`/resume`, `/new`, `/fork`, `/tree`); without one they are
-    /// refused with a message.
-    pub sessions: Option<Arc<dyn crate::sessions::SessionSwitcher>>,
-    /// Effects carried out before the first key (`rho --resume` opens the session picker).
-    pub start_commands: Vec<Effect>,
-    /// Carries out `/model`, `/session`, `/export`, `/settings`…; without one they are refused
-    /// with a message.
-    pub commands: Option<Arc<dyn crate::slash::CommandHost>>,
-    /// The command registry (with skills and templates), the keybindings and the theme.
-    pub ui: crate::slash::Commands,
-    /// Start-up problems to show as the first lines (a bad `keybindings.json`).
-    pub warnings: Vec<String>,
-}
 
 /// Runs the interactive mode on `session` until the user leaves. `initial` prompts (from the
 /// command line) are sent one after another as if typed. The terminal is restored on return,
@@ -198,10 +166,6 @@ fn listen(session: &AgentSession) -> mpsc::UnboundedReceiver<SessionEvent> {
     });
     events
 }
-
-/// What the host does with a thinking level the user picked: `(previous, now)`.
-pub type ThinkingHook =
-    Arc<dyn Fn(ThinkingLevel, ThinkingLevel) -> Result<(), String> + Send + Sync>;
 
 /// SIGTERM, SIGHUP and a SIGINT sent from outside (Ctrl+C itself arrives as a key in raw mode)
 /// end the interactive mode cleanly: the terminal is restored on the way out.

@@ -13,6 +13,7 @@ pub mod completion;
 pub mod editor;
 mod effects;
 pub mod event_loop;
+pub mod hooks;
 pub mod keybindings;
 pub mod picker;
 pub mod rules_file;

@@ -13,7 +13,7 @@ use futures_util::FutureExt;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::Finished;
+use super::finished::Finished;
 use crate::app::Input;
 
 /// Said when a host's call ended in a panic (a bug); the UI goes on.

@@ -6,6 +6,7 @@
 //! [`Effects::finished`].
 
 mod commands;
+mod finished;
 mod lane;
 mod sessions;
 #[cfg(test)]
@@ -21,32 +22,14 @@ use tokio::sync::{mpsc, oneshot};
 use crate::app::{App, Effect, Input, ShellRun};
 use crate::approval::{ApprovalChoice, ApprovalDialog, ApprovalRequest};
 use crate::completion::FileIndex;
-use crate::event_loop::{Hooks, ThinkingHook};
+use crate::hooks::{Hooks, ThinkingHook};
 use crate::rules_file::append_allow_rules;
 use crate::sessions::SessionSwitcher;
 use crate::slash::CommandHost;
 use crate::user_shell::{ShellOutput, UserShell};
 
+use self::finished::Finished;
 use self::lane::Lane;
-
-/// Work finished beside the state: the input to feed, and the session to talk to from now on
-/// when a switch replaced it.
-pub(crate) struct Finished {
-    /// What happened.
-    pub(crate) input: Input,
-    /// The new session (`None`: the same one).
-    pub(crate) session: Option<AgentSession>,
-}
-
-impl Finished {
-    /// Work that leaves the session as it is.
-    fn input(input: Input) -> Self {
-        Finished {
-            input,
-            session: None,
-        }
-    }
-}
 
 /// What the effects need and the channels their results come back on.
 pub(crate) struct Effects {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use futures_util::FutureExt;
 
-use super::Finished;
+use super::finished::Finished;
 use super::lane::Lane;
 use crate::app::{Effect, Input, SessionsReply, SwitchedTo};
 use crate::sessions::{PickerStatus, SessionFileChange, SessionSwitcher, Switched};

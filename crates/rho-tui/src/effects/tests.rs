@@ -17,13 +17,13 @@ use tokio::sync::mpsc;
 
 use super::Effects;
 use crate::app::{App, Effect, Input, SessionsReply};
-use crate::event_loop::{Hooks, ThinkingHook};
+use crate::hooks::{Hooks, ThinkingHook};
 use crate::sessions::{
     Deleted, ForkPoint, SessionRow, SessionSwitcher, SwitchRequest, Switched, TreeRow,
 };
 use crate::status::SessionInfo;
 use crate::view;
-use crate::view::conversation::spinner;
+use crate::view::spinner::spinner;
 
 /// How long a call waits to be let go before it declares the test stuck. Never reached when the
 /// calls run beside the UI task: the test lets them go as soon as it has seen them start.

@@ -13,6 +13,7 @@ pub mod tree;
 pub mod tree_filter;
 mod tree_label;
 pub mod view;
+mod widgets;
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
 use super::SessionPicker;
-use super::view::bold;
+use super::widgets::bold;
 use crate::view::list::{self, dim};
 
 /// Pi's delete confirmation, in place of the hints.
@@ -135,7 +135,7 @@ fn rename_lines(input: &super::RenameInput) -> Vec<Line<'static>> {
     vec![
         Line::from(Span::styled(" Rename Session", bold())),
         Line::default(),
-        super::view::input_line("> ", input.text(), input.cursor()),
+        super::widgets::input_line("> ", input.text(), input.cursor()),
         Line::default(),
         Line::from(Span::styled(
             " enter to save · escape/ctrl+c to cancel",

@@ -2,12 +2,13 @@
 //! where there is one, and the rows with the highlighted one marked `›`, scrolled to keep it
 //! visible.
 
+use super::widgets::{bold, input_line};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use rho_host::tools::truncate::format_size;
@@ -33,10 +34,6 @@ pub fn render(frame: &mut Frame, area: Rect, overlay: &SessionsOverlay) {
         .border_style(Style::default().fg(Color::Cyan));
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(block), area);
-}
-
-pub(super) fn bold() -> Style {
-    Style::default().add_modifier(Modifier::BOLD)
 }
 
 /// `header`, then the picker's search line and rows in what is left of `height`.
@@ -156,23 +153,4 @@ fn label_lines(input: &LabelInput) -> Vec<Line<'static>> {
         input_line("  ", input.text(), input.cursor()),
         Line::from(Span::styled("  Enter save · Esc cancel", dim())),
     ]
-}
-
-/// A one-line input after `prompt`, the character under the cursor reversed (a block after
-/// the end).
-pub(crate) fn input_line(prompt: &str, text: &str, cursor: usize) -> Line<'static> {
-    let (before, after) = text.split_at(cursor.min(text.len()));
-    let mut chars = after.chars();
-    let under = match chars.next() {
-        Some(c) => Span::styled(
-            c.to_string(),
-            Style::default().add_modifier(Modifier::REVERSED),
-        ),
-        None => Span::styled("█", dim()),
-    };
-    Line::from(vec![
-        Span::raw(format!("{prompt}{before}")),
-        under,
-        Span::raw(chars.as_str().to_owned()),
-    ])
 }

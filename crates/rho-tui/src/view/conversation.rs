@@ -1,7 +1,7 @@
 //! The conversation pane: every entry turned into wrapped lines, the newest at the bottom.
 //! Assistant text is Markdown ([`markdown`]), tool calls are blocks ([`tool_block`]).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -11,19 +11,12 @@ use ratatui::widgets::Paragraph;
 
 use super::lazy_code::{self, PendingCode};
 use super::markdown;
+pub use super::spinner::spinner;
 use super::summary;
 use super::text::{styled, wrap};
 use super::tool_block;
 use crate::app::App;
 use crate::transcript::{AssistantBlock, AssistantEntry, Entry};
-
-/// The braille spinner Pi's loader uses, one frame per 80 ms.
-const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-
-/// The spinner frame for `elapsed`.
-pub fn spinner(elapsed: Duration) -> char {
-    SPINNER[(elapsed.as_millis() / 80) as usize % SPINNER.len()]
-}
 
 /// Renders the conversation into `area`, scrolled `app.scroll()` lines up from the bottom. Code of
 /// finished replies is highlighted only on the rows shown.

@@ -10,6 +10,7 @@ pub mod highlight;
 pub mod lazy_code;
 pub mod list;
 pub mod markdown;
+pub mod spinner;
 pub mod status;
 pub mod summary;
 pub mod table;

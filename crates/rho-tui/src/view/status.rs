@@ -11,7 +11,7 @@ use ratatui::widgets::Paragraph;
 use rho_stdx::js::to_fixed;
 use unicode_width::UnicodeWidthStr;
 
-use super::conversation::spinner;
+use super::spinner::spinner;
 use super::text::truncate;
 use crate::app::App;
 use crate::status::{Status, format_tokens};

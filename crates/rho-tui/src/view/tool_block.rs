@@ -9,9 +9,9 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use super::conversation::spinner;
 use super::diff;
 use super::highlight::{PLAIN_CODE, highlight, language_of_path};
+use super::spinner::spinner;
 use super::text::{Break, truncate, wrap_spans};
 use crate::transcript::{ToolEntry, ToolStatus};
 

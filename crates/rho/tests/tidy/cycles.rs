@@ -32,7 +32,10 @@ fn module_of(src: &Path, file: &Path) -> Module {
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
-    if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
         parts.pop();
     }
     parts.join("::")
@@ -42,7 +45,12 @@ fn module_of(src: &Path, file: &Path) -> Module {
 pub fn import_graph(src: &Path, files: &[PathBuf]) -> BTreeMap<Module, BTreeSet<Module>> {
     let texts: Vec<(Module, String)> = files
         .iter()
-        .map(|file| (module_of(src, file), code_only(&std::fs::read_to_string(file).unwrap_or_default())))
+        .map(|file| {
+            (
+                module_of(src, file),
+                code_only(&std::fs::read_to_string(file).unwrap_or_default()),
+            )
+        })
         .collect();
     let modules: BTreeSet<Module> = texts.iter().map(|(m, _)| m.clone()).collect();
     let reexports = texts
@@ -87,7 +95,8 @@ fn paths_in(text: &str) -> Vec<Vec<String>> {
     let mut paths = Vec::new();
     let mut rest = text;
     while let Some(at) = rest.find("use ") {
-        let before_ok = at == 0 || !rest.as_bytes()[at - 1].is_ascii_alphanumeric() && rest.as_bytes()[at - 1] != b'_';
+        let before_ok = at == 0
+            || !rest.as_bytes()[at - 1].is_ascii_alphanumeric() && rest.as_bytes()[at - 1] != b'_';
         let after = &rest[at + 4..];
         let end = after.find(';').unwrap_or(after.len());
         if before_ok {
@@ -106,8 +115,17 @@ fn paths_in(text: &str) -> Vec<Vec<String>> {
             .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
             .map_or(text.len(), |e| i + e);
         let whole = &text[start..end];
-        if whole.starts_with("crate::") || whole.starts_with("super::") || whole.starts_with("self::") {
-            paths.push(whole.split("::").filter(|s| !s.is_empty()).map(str::to_owned).collect());
+        if whole.starts_with("crate::")
+            || whole.starts_with("super::")
+            || whole.starts_with("self::")
+        {
+            paths.push(
+                whole
+                    .split("::")
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+            );
         }
     }
     paths
@@ -117,10 +135,21 @@ fn paths_in(text: &str) -> Vec<Vec<String>> {
 fn expand(tree: &str) -> Vec<Vec<String>> {
     let tree: String = tree.chars().filter(|c| !c.is_whitespace()).collect();
     let Some(open) = tree.find('{') else {
-        return vec![tree.split("::").filter(|s| !s.is_empty()).map(str::to_owned).collect()];
+        return vec![
+            tree.split("::")
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect(),
+        ];
     };
-    let prefix: Vec<String> = tree[..open].split("::").filter(|s| !s.is_empty()).map(str::to_owned).collect();
-    let inner = tree[open + 1..].strip_suffix('}').unwrap_or(&tree[open + 1..]);
+    let prefix: Vec<String> = tree[..open]
+        .split("::")
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let inner = tree[open + 1..]
+        .strip_suffix('}')
+        .unwrap_or(&tree[open + 1..]);
     let mut parts = Vec::new();
     let (mut depth, mut from) = (0, 0);
     for (i, c) in inner.char_indices() {
@@ -147,7 +176,9 @@ fn expand(tree: &str) -> Vec<Vec<String>> {
 fn root_reexports(root: &str) -> HashMap<String, Module> {
     let mut map = HashMap::new();
     for line in root.split(';') {
-        let Some(at) = line.find("pub use ") else { continue };
+        let Some(at) = line.find("pub use ") else {
+            continue;
+        };
         for path in expand(line[at + 8..].trim()) {
             if path.len() >= 2 && !path[0].starts_with("rho_") {
                 let item = path[path.len() - 1].clone();
@@ -281,10 +312,22 @@ fn a_file_importing_back_is_a_cycle_and_a_layered_crate_is_not() {
             .collect()
     };
     let mut graph = BTreeMap::new();
-    graph.insert("session".to_owned(), edges("session", "use crate::retry::Retry; use self::events::X;"));
-    graph.insert("retry".to_owned(), edges("retry", "use crate::{session::events::Y, AgentSession};"));
+    graph.insert(
+        "session".to_owned(),
+        edges("session", "use crate::retry::Retry; use self::events::X;"),
+    );
+    graph.insert(
+        "retry".to_owned(),
+        edges("retry", "use crate::{session::events::Y, AgentSession};"),
+    );
     graph.insert("session::events".to_owned(), BTreeSet::new());
-    assert_eq!(find_cycles(&graph), [vec!["retry".to_owned(), "session".to_owned()]]);
-    graph.insert("retry".to_owned(), edges("retry", "use crate::session::events::Y; // crate::session"));
+    assert_eq!(
+        find_cycles(&graph),
+        [vec!["retry".to_owned(), "session".to_owned()]]
+    );
+    graph.insert(
+        "retry".to_owned(),
+        edges("retry", "use crate::session::events::Y; // crate::session"),
+    );
     assert!(find_cycles(&graph).is_empty());
 }

@@ -38,7 +38,9 @@ pub fn parse_table(markdown: &str) -> Table {
         }
         let name = cells[1].trim_matches('`');
         if name.starts_with("rho") && cells[1].starts_with('`') {
-            table.rows.push((name.to_owned(), cells[cells.len() - 2].to_owned()));
+            table
+                .rows
+                .push((name.to_owned(), cells[cells.len() - 2].to_owned()));
         }
     }
     table
@@ -46,7 +48,9 @@ pub fn parse_table(markdown: &str) -> Table {
 
 /// The package name and `[dependencies]` keys of a `Cargo.toml`.
 pub fn read_manifest(text: &str) -> Manifest {
-    let value: toml::Table = text.parse().unwrap_or_else(|e| panic!("bad Cargo.toml: {e}"));
+    let value: toml::Table = text
+        .parse()
+        .unwrap_or_else(|e| panic!("bad Cargo.toml: {e}"));
     let name = value
         .get("package")
         .and_then(|p| p.get("name"))
@@ -64,7 +68,10 @@ pub fn read_manifest(text: &str) -> Manifest {
 /// Whether `cell` names `dependency`: as a whole word, in backticks or not.
 fn names(cell: &str, dependency: &str) -> bool {
     cell.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_' || c == '*'))
-        .any(|word| word == dependency || (word.ends_with('*') && dependency.starts_with(word.trim_end_matches('*'))))
+        .any(|word| {
+            word == dependency
+                || (word.ends_with('*') && dependency.starts_with(word.trim_end_matches('*')))
+        })
 }
 
 /// Every disagreement between `table` and `crates`.
@@ -85,14 +92,20 @@ pub fn check(table: &Table, crates: &[Manifest]) -> Vec<String> {
                         "{} depends on {dependency}, which is below it in the table",
                         krate.name
                     ));
-                } else if !all_above && !names(allowed, dependency) && !names(&table.everywhere, dependency) {
+                } else if !all_above
+                    && !names(allowed, dependency)
+                    && !names(&table.everywhere, dependency)
+                {
                     problems.push(format!(
                         "{} depends on {dependency}, which its row does not allow",
                         krate.name
                     ));
                 }
             } else if dependency.starts_with("rho") {
-                problems.push(format!("{} depends on {dependency}, which has no row", krate.name));
+                problems.push(format!(
+                    "{} depends on {dependency}, which has no row",
+                    krate.name
+                ));
             } else if !names(allowed, dependency) && !names(&table.everywhere, dependency) {
                 problems.push(format!(
                     "{} depends on the crate {dependency}, which its row does not name",

@@ -9,8 +9,9 @@ pub fn public_fields(source: &str, name: &str) -> Option<Vec<String>> {
             .strip_prefix("pub(crate) ")
             .or_else(|| line.strip_prefix("pub "))
             .unwrap_or(line);
-        line.strip_prefix("struct ")
-            .is_some_and(|rest| rest.starts_with(name) && rest[name.len()..].trim_start().starts_with(['{', '<']))
+        line.strip_prefix("struct ").is_some_and(|rest| {
+            rest.starts_with(name) && rest[name.len()..].trim_start().starts_with(['{', '<'])
+        })
     })?;
     let mut public = Vec::new();
     for line in source.lines().skip(start + 1) {
@@ -21,7 +22,10 @@ pub fn public_fields(source: &str, name: &str) -> Option<Vec<String>> {
         if let Some(rest) = line.strip_prefix("pub") {
             let rest = rest.trim_start();
             let rest = match rest.strip_prefix('(') {
-                Some(inner) => inner.split_once(')').map_or("", |(_, after)| after).trim_start(),
+                Some(inner) => inner
+                    .split_once(')')
+                    .map_or("", |(_, after)| after)
+                    .trim_start(),
                 None => rest,
             };
             if let Some((field, _)) = rest.split_once(':') {

@@ -33,14 +33,22 @@ fn every_crate_depends_only_on_what_architecture_md_allows() {
     let table = deps::parse_table(&read(&root.join("ARCHITECTURE.md")));
     assert!(table.rows.len() >= 10, "the table was not found: {table:?}");
     let mut crates = Vec::new();
-    for entry in std::fs::read_dir(root.join("crates")).into_iter().flatten().flatten() {
+    for entry in std::fs::read_dir(root.join("crates"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
         let manifest = entry.path().join("Cargo.toml");
         if manifest.is_file() {
             crates.push(deps::read_manifest(&read(&manifest)));
         }
     }
     let problems = deps::check(&table, &crates);
-    assert!(problems.is_empty(), "ARCHITECTURE.md and the crates disagree:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "ARCHITECTURE.md and the crates disagree:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]
@@ -55,16 +63,29 @@ fn no_file_imports_back_from_a_file_that_imports_it() {
             problems.push(format!("{krate}: {}", cycle.join(" -> ")));
         }
     }
-    assert!(problems.is_empty(), "file-level import cycles:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "file-level import cycles:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]
 fn the_session_state_and_the_tui_app_have_no_public_fields() {
     let root = root();
     let owners: &[(&str, &[&str])] = &[
-        ("crates/rho-host/src/session/mod.rs", &["AgentSession", "Inner", "SessionBuilder"]),
-        ("crates/rho-host/src/session/slot.rs", &["PromptSlot", "SlotGuard"]),
-        ("crates/rho-host/src/session/queues.rs", &["QueueMirror", "Texts"]),
+        (
+            "crates/rho-host/src/session/mod.rs",
+            &["AgentSession", "Inner", "SessionBuilder"],
+        ),
+        (
+            "crates/rho-host/src/session/slot.rs",
+            &["PromptSlot", "SlotGuard"],
+        ),
+        (
+            "crates/rho-host/src/session/queues.rs",
+            &["QueueMirror", "Texts"],
+        ),
         ("crates/rho-host/src/session/events.rs", &["Listeners"]),
         ("crates/rho-host/src/retry.rs", &["Retry"]),
         ("crates/rho-host/src/compact.rs", &["AutoCompaction"]),

@@ -24,8 +24,6 @@ use self::output::{finish, js_number, number_arg};
 use self::search::{FoundLine, SearchError, SearchRequest};
 use super::path::resolve_to_cwd;
 
-/// The tool's name.
-
 /// The description sent to the model (Pi 0.73.1, verbatim).
 const DESCRIPTION: &str = "Search file contents for a pattern. Returns matching lines with file paths and line numbers. Respects .gitignore. Output is truncated to 100 matches or 50KB (whichever is hit first). Long lines are truncated to 500 chars.";
 
