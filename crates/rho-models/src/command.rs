@@ -103,6 +103,15 @@ mod tests {
         assert_eq!(run_config_command("true"), None);
     }
 
+    /// Whether `pid` exists and is not a zombie.
+    fn running(pid: i32) -> bool {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return false;
+        };
+        let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+        !state.is_some_and(|rest| rest.starts_with('Z') || rest.starts_with('X'))
+    }
+
     #[test]
     fn killing_the_running_commands_ends_the_whole_group() {
         let dir = std::env::temp_dir().join(format!("rho-key-{}", std::process::id()));
@@ -120,9 +129,9 @@ mod tests {
         };
         kill_running_commands();
         assert_eq!(waiter.join().ok().flatten(), None);
-        // SAFETY: signal 0 only asks whether the process exists.
-        let alive = unsafe { libc::kill(pid, 0) } == 0;
         let _ = std::fs::remove_file(&marker);
-        assert!(!alive, "the command's background process outlived the kill");
+        // SIGKILL is delivered before kill(2) returns; a killed process is a zombie (state Z) until
+        // its new parent reaps it, which is not a running process.
+        assert!(!running(pid), "the command's background process outlived the kill");
     }
 }
