@@ -96,8 +96,12 @@ pub fn run_config_command(command: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The tests share the process-wide registry: one at a time.
+    static SERIAL: Mutex<()> = Mutex::new(());
+
     #[test]
     fn a_command_prints_its_value() {
+        let _serial = lock(&SERIAL);
         assert_eq!(run_config_command("echo ' sk-1 '"), Some("sk-1".to_owned()));
         assert_eq!(run_config_command("exit 3"), None);
         assert_eq!(run_config_command("true"), None);
@@ -114,6 +118,7 @@ mod tests {
 
     #[test]
     fn killing_the_running_commands_ends_the_whole_group() {
+        let _serial = lock(&SERIAL);
         let dir = std::env::temp_dir().join(format!("rho-key-{}", std::process::id()));
         let marker = dir.with_extension("pid");
         let script = format!("sleep 30 & echo $! > {}; wait", marker.display());
@@ -127,6 +132,10 @@ mod tests {
             }
             thread::yield_now();
         };
+        // The group is registered right after the spawn returns, which may be after the marker.
+        while lock(&RUNNING).is_empty() {
+            thread::yield_now();
+        }
         kill_running_commands();
         assert_eq!(waiter.join().ok().flatten(), None);
         let _ = std::fs::remove_file(&marker);
