@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::commands::{model, run, session, state};
 use super::host::Host;
-use super::protocol::{Command, Request};
+use rho_rpc::{Command, Request};
 use super::reply::Reply;
 
 /// Runs `request`; its response is written now or by the task the command started.

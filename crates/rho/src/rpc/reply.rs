@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::protocol::Response;
+use rho_rpc::Response;
 use crate::output::write_json_line;
 
 /// Writes responses and events; after `close` nothing more is written (Pi unsubscribes from the

@@ -8,7 +8,7 @@ use rho_host::SessionError;
 use rho_host::session::SESSION_BUSY;
 
 use crate::rpc::host::{Host, report_unremembered};
-use crate::rpc::protocol::StreamingBehavior;
+use rho_rpc::StreamingBehavior;
 use crate::rpc::reply::Reply;
 use crate::rpc::user_bash;
 
