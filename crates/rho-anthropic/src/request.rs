@@ -87,6 +87,17 @@ pub fn to_anthropic_request_with(
     Value::Object(body)
 }
 
+/// The request body as the bytes sent.
+pub fn anthropic_request_body(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    retention: CacheRetention,
+) -> Result<Vec<u8>, serde_json::Error> {
+    let body = to_anthropic_request_with(model, context, options, retention);
+    rho_http::PostRequest::try_json_body(&body)
+}
+
 /// The `anthropic-beta` features this call needs, if any.
 pub fn beta_features(model: &Model, context: &Context) -> Vec<&'static str> {
     let mut betas = Vec::new();

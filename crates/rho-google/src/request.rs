@@ -61,6 +61,15 @@ pub fn to_google_request(model: &Model, context: &Context, options: &StreamOptio
     Value::Object(body)
 }
 
+/// The request body as the bytes sent.
+pub fn google_request_body(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+) -> Result<Vec<u8>, serde_json::Error> {
+    rho_http::PostRequest::try_json_body(&to_google_request(model, context, options))
+}
+
 /// The request headers: the key, then `model.headers` (which replace a header of the same name,
 /// compared case-insensitively). `content-type` is the HTTP client's.
 pub fn google_headers(model: &Model, api_key: &str) -> Vec<(String, String)> {

@@ -40,7 +40,7 @@ pub mod wire;
 
 use rho_ai::{AssistantMessage, ErrorKind, StreamSender};
 
-pub use call::{fail_before_request, start_sse_call};
+pub use call::{fail_before_request, start_sse_call, unwritable};
 pub use client::{HttpClient, HttpConfig, PostRequest};
 pub use driver::{ABORTED_MESSAGE, MAX_ERROR_BODY, http_error_message, run_sse_stream};
 pub use retry_after::retry_after_ms;

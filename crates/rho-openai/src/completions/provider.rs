@@ -6,9 +6,11 @@ use std::net::IpAddr;
 use std::time::Duration;
 
 use rho_ai::{AssistantMessageEventStream, Context, ErrorKind, Model, Provider, StreamOptions};
-use rho_http::{HttpClient, PostRequest, SseFolder, fail_before_request, start_sse_call};
+use rho_http::{
+    HttpClient, PostRequest, SseFolder, fail_before_request, start_sse_call, unwritable,
+};
 
-use super::request::{completions_url, request_headers, to_completions_request};
+use super::request::{completions_request_body, completions_url, request_headers};
 use super::stream::CompletionsFolder;
 
 /// The `openai-completions` provider.
@@ -64,11 +66,16 @@ impl Provider for CompletionsProvider {
             let text = format!("No API key for provider: {}", model.provider);
             return fail_before_request(template, ErrorKind::Auth, text);
         }
-        let body = to_completions_request(model, &context, &options);
+        let body = match completions_request_body(model, &context, &options) {
+            Ok(body) => body,
+            Err(e) => {
+                return fail_before_request(template, ErrorKind::InvalidRequest, unwritable(&e));
+            }
+        };
         let request = PostRequest {
             url: completions_url(model),
             headers: request_headers(model, api_key),
-            body: PostRequest::json_body(&body),
+            body,
         };
         start_sse_call(
             &self.client,

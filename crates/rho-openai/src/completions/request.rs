@@ -110,6 +110,15 @@ pub fn to_completions_request(model: &Model, context: &Context, options: &Stream
     Value::Object(body)
 }
 
+/// The request body as the bytes sent.
+pub fn completions_request_body(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+) -> Result<Vec<u8>, serde_json::Error> {
+    rho_http::PostRequest::try_json_body(&to_completions_request(model, context, options))
+}
+
 /// The reasoning switches of the model's thinking format. Only reasoning models get any.
 fn insert_reasoning(
     body: &mut Map<String, Value>,

@@ -134,3 +134,12 @@ pub fn to_responses_request(model: &Model, context: &Context, options: &StreamOp
     }
     Value::Object(body)
 }
+
+/// The request body as the bytes sent.
+pub fn responses_request_body(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+) -> Result<Vec<u8>, serde_json::Error> {
+    rho_http::PostRequest::try_json_body(&to_responses_request(model, context, options))
+}
