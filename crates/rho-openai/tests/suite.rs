@@ -10,6 +10,7 @@ mod completions_golden;
 mod completions_request;
 mod completions_splits;
 mod completions_stream;
+mod completions_writer;
 mod responses_agent_run;
 mod responses_fixtures;
 mod responses_golden;

@@ -10,7 +10,7 @@ use rho_ai::{ContentBlock, Message, Model, ToolCall, ToolResultMessage, UserCont
 use serde_json::Value;
 
 use super::compat::{CompletionsCompat, ThinkingFormat};
-use super::wire::{MessageContent, Part, Role, WireMessage, WireToolCall};
+use super::wire::{MessageContent, Outgoing, Part, Role, WireMessage, WireToolCall};
 
 /// The reasoning delta fields a server streams; a thinking block's signature names one of them,
 /// and replay writes the thinking back under that name.
@@ -66,13 +66,33 @@ fn join<'a>(mut pieces: impl Iterator<Item = &'a str>, separator: &str) -> Cow<'
     Cow::Owned(joined)
 }
 
-/// Converts the system prompt and the (transformed) transcript to wire messages.
+/// The wire message a transformed message becomes on its own (`None` when it sends nothing):
+/// the unit that a conversation's [`rho_http::WireCache`] keeps. What depends on neighbours
+/// (the bridge after tool results, the images of a run of results) is added by
+/// [`convert_messages`].
+pub fn message_unit<'a>(
+    model: &Model,
+    compat: &CompletionsCompat,
+    message: &'a Message,
+) -> Option<WireMessage<'a>> {
+    match message {
+        Message::User(user) => user_content(model, &user.content)
+            .map(|content| WireMessage::plain(Role::User, content)),
+        Message::Assistant(assistant) => assistant_message(&assistant.content, compat),
+        Message::ToolResult(result) => Some(tool_message(result, compat)),
+    }
+}
+
+/// Converts the system prompt and the (transformed) transcript to wire messages. `unit` gives
+/// the wire message of the `i`-th message on its own (see [`message_unit`]), built now or
+/// written by an earlier request.
 pub fn convert_messages<'a>(
     model: &Model,
     system_prompt: Option<&'a str>,
     messages: &'a [Message],
     compat: &CompletionsCompat,
-) -> Vec<WireMessage<'a>> {
+    unit: &dyn Fn(usize) -> Option<Outgoing<'a>>,
+) -> Vec<Outgoing<'a>> {
     let mut out = Vec::with_capacity(messages.len() + 1);
     if let Some(prompt) = system_prompt.filter(|p| !p.is_empty()) {
         let role = if model.reasoning && compat.supports_developer_role {
@@ -80,40 +100,41 @@ pub fn convert_messages<'a>(
         } else {
             Role::System
         };
-        out.push(WireMessage::plain(
-            role,
-            MessageContent::Text(prompt.into()),
-        ));
+        let system = WireMessage::plain(role, MessageContent::Text(prompt.into()));
+        out.push(Outgoing::Built(system));
     }
     let mut last_role: Option<&'static str> = None;
     let mut i = 0;
     while let Some(message) = messages.get(i) {
+        let position = i;
         i += 1;
         match message {
-            Message::User(user) => {
+            Message::User(_) => {
                 if compat.requires_assistant_after_tool_result && last_role == Some("toolResult") {
-                    out.push(tool_results_processed());
+                    out.push(Outgoing::Built(tool_results_processed()));
                 }
-                let Some(content) = user_content(model, &user.content) else {
+                let Some(wire) = unit(position) else {
                     continue;
                 };
-                out.push(WireMessage::plain(Role::User, content));
+                out.push(wire);
                 last_role = Some("user");
             }
-            Message::Assistant(assistant) => {
-                if let Some(wire) = assistant_message(&assistant.content, compat) {
+            Message::Assistant(_) => {
+                if let Some(wire) = unit(position) {
                     out.push(wire);
                     last_role = Some("assistant");
                 }
             }
             Message::ToolResult(first) => {
                 // A run of consecutive results is one unit: their images follow as one user message.
+                out.extend(unit(position));
                 let mut run = vec![first.as_ref()];
                 while let Some(Message::ToolResult(next)) = messages.get(i) {
+                    out.extend(unit(i));
                     run.push(next.as_ref());
                     i += 1;
                 }
-                last_role = Some(push_tool_results(model, &run, compat, &mut out));
+                last_role = Some(push_tool_images(model, &run, compat, &mut out));
             }
         }
     }
@@ -233,49 +254,55 @@ fn assistant_message<'a>(
     Some(wire)
 }
 
-/// Pushes a run of tool results (and the user message with their images); returns the role the
-/// next message follows.
-fn push_tool_results<'a>(
+/// One tool result as a `tool` message.
+fn tool_message<'a>(result: &'a ToolResultMessage, compat: &CompletionsCompat) -> WireMessage<'a> {
+    let text = join(
+        result.content.iter().filter_map(ContentBlock::as_text),
+        "\n",
+    );
+    let content = if text.is_empty() {
+        Cow::Borrowed(SEE_ATTACHED_IMAGE)
+    } else {
+        text
+    };
+    let mut wire = WireMessage::plain(Role::Tool, MessageContent::Text(content));
+    wire.tool_call_id = Some(&result.tool_call_id);
+    if compat.requires_tool_result_name && !result.tool_name.is_empty() {
+        wire.name = Some(&result.tool_name);
+    }
+    wire
+}
+
+/// Pushes the user message with the images of a run of tool results (when the model sees
+/// images and there are any); returns the role the next message follows.
+fn push_tool_images<'a>(
     model: &Model,
     run: &[&'a ToolResultMessage],
     compat: &CompletionsCompat,
-    out: &mut Vec<WireMessage<'a>>,
+    out: &mut Vec<Outgoing<'a>>,
 ) -> &'static str {
-    let vision = supports_images(model);
-    let mut images = Vec::new();
-    for result in run {
-        let text = join(
-            result.content.iter().filter_map(ContentBlock::as_text),
-            "\n",
-        );
-        let content = if text.is_empty() {
-            Cow::Borrowed(SEE_ATTACHED_IMAGE)
-        } else {
-            text
-        };
-        let mut wire = WireMessage::plain(Role::Tool, MessageContent::Text(content));
-        wire.tool_call_id = Some(&result.tool_call_id);
-        if compat.requires_tool_result_name && !result.tool_name.is_empty() {
-            wire.name = Some(&result.tool_name);
-        }
-        out.push(wire);
-        if vision {
-            images.extend(result.content.iter().filter_map(|block| match block {
+    let images: Vec<Part<'a>> = if supports_images(model) {
+        run.iter()
+            .flat_map(|result| &result.content)
+            .filter_map(|block| match block {
                 ContentBlock::Image(image) => Some(Part::image(&image.mime_type, &image.data)),
                 _ => None,
-            }));
-        }
-    }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     if images.is_empty() {
         return "toolResult";
     }
     if compat.requires_assistant_after_tool_result {
-        out.push(tool_results_processed());
+        out.push(Outgoing::Built(tool_results_processed()));
     }
     let mut parts = vec![Part::Text {
         text: TOOL_IMAGES_INTRO,
     }];
     parts.extend(images);
-    out.push(WireMessage::plain(Role::User, MessageContent::Parts(parts)));
+    let images = WireMessage::plain(Role::User, MessageContent::Parts(parts));
+    out.push(Outgoing::Built(images));
     "user"
 }

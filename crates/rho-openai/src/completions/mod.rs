@@ -15,6 +15,7 @@ pub use convert::normalize_tool_call_id;
 pub use errors::{classify_http_error, http_error_message};
 pub use provider::{CompletionsProvider, is_loopback_url};
 pub use request::{
-    completions_request_body, completions_url, request_headers, to_completions_request,
+    CompletionsWriter, completions_request_body, completions_url, request_headers,
+    to_completions_request,
 };
 pub use stream::CompletionsFolder;

@@ -3,6 +3,7 @@
 //! the session's, visible as an event.
 
 use std::net::IpAddr;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rho_ai::{AssistantMessageEventStream, Context, ErrorKind, Model, Provider, StreamOptions};
@@ -10,7 +11,7 @@ use rho_http::{
     HttpClient, PostRequest, SseFolder, fail_before_request, start_sse_call, unwritable,
 };
 
-use super::request::{completions_request_body, completions_url, request_headers};
+use super::request::{CompletionsWriter, completions_url, request_headers};
 use super::stream::CompletionsFolder;
 
 /// The `openai-completions` provider.
@@ -18,6 +19,8 @@ use super::stream::CompletionsFolder;
 pub struct CompletionsProvider {
     client: HttpClient,
     idle_timeout: Duration,
+    /// The conversation's message text, reused from one request to the next.
+    writer: Arc<Mutex<CompletionsWriter>>,
 }
 
 impl CompletionsProvider {
@@ -27,6 +30,7 @@ impl CompletionsProvider {
         CompletionsProvider {
             client,
             idle_timeout,
+            writer: Arc::default(),
         }
     }
 }
@@ -66,7 +70,10 @@ impl Provider for CompletionsProvider {
             let text = format!("No API key for provider: {}", model.provider);
             return fail_before_request(template, ErrorKind::Auth, text);
         }
-        let body = match completions_request_body(model, &context, &options) {
+        let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let body = writer.body(model, &context, &options);
+        drop(writer);
+        let body = match body {
             Ok(body) => body,
             Err(e) => {
                 return fail_before_request(template, ErrorKind::InvalidRequest, unwritable(&e));

@@ -2,13 +2,15 @@
 
 use rho_ai::transform::transform_messages;
 use rho_ai::{Context, Message, Model, StreamOptions, ToolSpec};
-use rho_http::PostRequest;
+use rho_http::wire_cache::unit;
+use rho_http::{PostRequest, WireCache};
 use serde_json::Value;
 
 use super::compat::{CompletionsCompat, MaxTokensField, ThinkingFormat};
-use super::convert::{convert_messages, normalize_tool_call_id};
+use super::convert::{convert_messages, message_unit, normalize_tool_call_id};
 use super::wire::{
-    ChatTemplateKwargs, CompletionsRequest, Effort, IncludeUsage, ThinkingSwitch, WireTool,
+    ChatTemplateKwargs, CompletionsRequest, Effort, IncludeUsage, Outgoing, ThinkingSwitch,
+    WireTool,
 };
 use crate::body::JsNumber;
 
@@ -58,72 +60,110 @@ fn convert_tools<'a>(tools: &'a [ToolSpec], compat: &CompletionsCompat) -> Vec<W
 
 /// Builds the streaming request body for `model` with the compat switches of
 /// [`CompletionsCompat::for_model`], as a JSON value (for inspection; the provider sends
-/// [`completions_request_body`]).
+/// [`CompletionsWriter::body`]).
 pub fn to_completions_request(model: &Model, context: &Context, options: &StreamOptions) -> Value {
-    with_request(model, context, options, |request| {
-        serde_json::to_value(request).unwrap_or_default()
-    })
+    CompletionsWriter::default()
+        .with_request(model, context, options, |request| {
+            serde_json::to_value(request).unwrap_or_default()
+        })
+        .unwrap_or_default()
 }
 
-/// The request body as the bytes sent: the typed body of [`super::wire`], borrowed from the
-/// context and serialized straight into bytes.
+/// The request body as the bytes sent, written from scratch (what
+/// [`CompletionsWriter::body`] sends on a conversation's first request).
 pub fn completions_request_body(
     model: &Model,
     context: &Context,
     options: &StreamOptions,
 ) -> Result<Vec<u8>, serde_json::Error> {
-    with_request(model, context, options, |request| {
-        PostRequest::try_json_body(request)
-    })
+    CompletionsWriter::default().body(model, context, options)
 }
 
-/// Builds the typed body (borrowing the transformed transcript, which lives only for this call)
-/// and hands it to `write`.
-fn with_request<R>(
-    model: &Model,
-    context: &Context,
-    options: &StreamOptions,
-    write: impl FnOnce(&CompletionsRequest<'_>) -> R,
-) -> R {
-    let compat = CompletionsCompat::for_model(model);
-    let normalize = |id: &str| normalize_tool_call_id(id, model);
-    let messages = transform_messages(&context.messages, model, &normalize);
-    let default_max = (model.max_tokens > 0).then(|| model.max_tokens.min(DEFAULT_MAX_TOKENS_CAP));
-    let max_tokens = options.max_tokens.or(default_max).filter(|m| *m > 0);
-    let tools = if !context.tools.is_empty() {
-        Some(convert_tools(&context.tools, &compat))
-    } else if has_tool_history(&messages) {
-        // Proxies in front of Anthropic reject tool history without a `tools` parameter.
-        Some(Vec::new())
-    } else {
-        None
-    };
-    let prompt_cache_key = options
-        .session_id
-        .as_deref()
-        .filter(|s| !s.is_empty() && model.base_url.contains("api.openai.com"));
-    let mut request = CompletionsRequest {
-        model: &model.id,
-        messages: convert_messages(model, context.system_prompt.as_deref(), &messages, &compat),
-        stream: true,
-        stream_options: compat.supports_usage_in_streaming.then_some(IncludeUsage {
-            include_usage: true,
-        }),
-        store: compat.supports_store.then_some(false),
-        max_completion_tokens: max_tokens
-            .filter(|_| compat.max_tokens_field == MaxTokensField::MaxCompletionTokens),
-        max_tokens: max_tokens.filter(|_| compat.max_tokens_field == MaxTokensField::MaxTokens),
-        temperature: options.temperature.and_then(JsNumber::finite),
-        tools,
-        enable_thinking: None,
-        chat_template_kwargs: None,
-        reasoning: None,
-        thinking: None,
-        reasoning_effort: None,
-        prompt_cache_key,
-    };
-    set_reasoning(&mut request, model, &compat, options);
-    write(&request)
+/// Writes the request bodies of one conversation: the typed body of [`super::wire`], borrowed
+/// from the context and serialized straight into bytes, with each message written once and its
+/// text reused by the later requests that carry it again (see [`WireCache`]).
+#[derive(Debug, Default)]
+pub struct CompletionsWriter {
+    cache: WireCache<Model>,
+}
+
+impl CompletionsWriter {
+    /// The body of the next request of the conversation.
+    pub fn body(
+        &mut self,
+        model: &Model,
+        context: &Context,
+        options: &StreamOptions,
+    ) -> Result<Vec<u8>, serde_json::Error> {
+        self.with_request(model, context, options, |request| {
+            PostRequest::try_json_body(request)
+        })?
+    }
+
+    /// Builds the typed body (borrowing the transformed transcript, which lives only for this
+    /// call, and the cached units) and hands it to `write`.
+    fn with_request<R>(
+        &mut self,
+        model: &Model,
+        context: &Context,
+        options: &StreamOptions,
+        write: impl FnOnce(&CompletionsRequest<'_>) -> R,
+    ) -> Result<R, serde_json::Error> {
+        let compat = CompletionsCompat::for_model(model);
+        let normalize = |id: &str| normalize_tool_call_id(id, model);
+        let messages = transform_messages(&context.messages, model, &normalize);
+        self.cache.start(model);
+        for (position, message) in messages.iter().enumerate() {
+            self.cache.units(position, message, 0, || {
+                message_unit(model, &compat, message)
+                    .map(|wire| unit(&wire))
+                    .into_iter()
+                    .collect()
+            })?;
+        }
+        self.cache.finish(messages.len());
+        let cache = &self.cache;
+        let written = |position: usize| cache.get(position).first().map(|u| Outgoing::Written(u));
+
+        let default_max =
+            (model.max_tokens > 0).then(|| model.max_tokens.min(DEFAULT_MAX_TOKENS_CAP));
+        let max_tokens = options.max_tokens.or(default_max).filter(|m| *m > 0);
+        let tools = if !context.tools.is_empty() {
+            Some(convert_tools(&context.tools, &compat))
+        } else if has_tool_history(&messages) {
+            // Proxies in front of Anthropic reject tool history without a `tools` parameter.
+            Some(Vec::new())
+        } else {
+            None
+        };
+        let prompt_cache_key = options
+            .session_id
+            .as_deref()
+            .filter(|s| !s.is_empty() && model.base_url.contains("api.openai.com"));
+        let system_prompt = context.system_prompt.as_deref();
+        let mut request = CompletionsRequest {
+            model: &model.id,
+            messages: convert_messages(model, system_prompt, &messages, &compat, &written),
+            stream: true,
+            stream_options: compat.supports_usage_in_streaming.then_some(IncludeUsage {
+                include_usage: true,
+            }),
+            store: compat.supports_store.then_some(false),
+            max_completion_tokens: max_tokens
+                .filter(|_| compat.max_tokens_field == MaxTokensField::MaxCompletionTokens),
+            max_tokens: max_tokens.filter(|_| compat.max_tokens_field == MaxTokensField::MaxTokens),
+            temperature: options.temperature.and_then(JsNumber::finite),
+            tools,
+            enable_thinking: None,
+            chat_template_kwargs: None,
+            reasoning: None,
+            thinking: None,
+            reasoning_effort: None,
+            prompt_cache_key,
+        };
+        set_reasoning(&mut request, model, &compat, options);
+        Ok(write(&request))
+    }
 }
 
 /// The reasoning switches of the model's thinking format. Only reasoning models get any.

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::body::{DataUrl, JsNumber, JsonText};
 
@@ -16,7 +17,7 @@ pub struct CompletionsRequest<'a> {
     /// The model id.
     pub model: &'a str,
     /// System prompt and conversation.
-    pub messages: Vec<WireMessage<'a>>,
+    pub messages: Vec<Outgoing<'a>>,
     /// Always `true`: rho only streams.
     pub stream: bool,
     /// `{include_usage: true}` where the server supports it.
@@ -102,6 +103,17 @@ pub enum Role {
     Assistant,
     /// One tool's result.
     Tool,
+}
+
+/// One message of `messages`: built now, or written by an earlier request of the conversation
+/// (see [`rho_http::WireCache`]) and copied as it is.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Outgoing<'a> {
+    /// A message built for this request.
+    Built(WireMessage<'a>),
+    /// The text of a message written before.
+    Written(&'a RawValue),
 }
 
 /// One message of `messages`. Every shape (plain, assistant, tool result) is this struct with
