@@ -23,6 +23,9 @@ pub fn transform_messages(
     normalize_tool_call_id: &dyn Fn(&str) -> String,
 ) -> Vec<Message> {
     let vision = model.input.iter().any(|kind| kind == "image");
+    if replays_as_is(messages, model, vision) {
+        return messages.to_vec();
+    }
     let mut renamed: HashMap<String, String> = HashMap::new();
     let mut first_pass = Vec::with_capacity(messages.len());
     for message in messages {
@@ -41,7 +44,48 @@ pub fn transform_messages(
 }
 
 fn is_same_model(message: &AssistantMessage, model: &Model) -> bool {
-    message.provider == model.provider && message.api == model.api && message.model == model.id
+    message.model == model.id && message.provider == model.provider && message.api == model.api
+}
+
+/// Whether the transformation would hand `messages` back as they are, which is what a
+/// conversation with one model usually is: every assistant message is the target model's own,
+/// none failed or loses a block, every tool call is answered before the next assistant or user
+/// message, and no image has to go. Checked in one pass, without copying anything.
+fn replays_as_is(messages: &[Message], model: &Model, vision: bool) -> bool {
+    let mut open: Vec<&str> = Vec::new();
+    for message in messages {
+        match message {
+            Message::User(user) => {
+                if !open.is_empty() || (!vision && has_user_images(user)) {
+                    return false;
+                }
+            }
+            Message::Assistant(assistant) => {
+                let kept = open.is_empty()
+                    && !assistant.stop_reason.is_failure()
+                    && is_same_model(assistant, model)
+                    && assistant.content.iter().all(kept_for_same_model);
+                if !kept {
+                    return false;
+                }
+                open.extend(assistant.tool_calls().map(|call| call.id.as_str()));
+            }
+            Message::ToolResult(result) => {
+                if !vision
+                    && result
+                        .content
+                        .iter()
+                        .any(|b| matches!(b, ContentBlock::Image(_)))
+                {
+                    return false;
+                }
+                if let Some(at) = open.iter().position(|id| *id == result.tool_call_id) {
+                    open.swap_remove(at);
+                }
+            }
+        }
+    }
+    open.is_empty()
 }
 
 fn has_user_images(user: &UserMessage) -> bool {
@@ -149,17 +193,29 @@ fn transform_assistant(
 
 /// Whether `transform_assistant` would keep `block` exactly as it is.
 fn replays_unchanged(block: &ContentBlock, same: bool, normalize: &dyn Fn(&str) -> String) -> bool {
+    if same {
+        return kept_for_same_model(block);
+    }
     match block {
-        ContentBlock::Thinking(thinking) => {
-            same && (thinking.redacted == Some(true)
-                || thinking.thinking_signature.is_some()
-                || !thinking.thinking.trim().is_empty())
-        }
-        ContentBlock::Text(text) => same || text.text_signature.is_none(),
+        ContentBlock::Thinking(_) => false,
+        ContentBlock::Text(text) => text.text_signature.is_none(),
         ContentBlock::ToolCall(call) => {
-            same || (call.thought_signature.is_none() && normalize(&call.id) == call.id)
+            call.thought_signature.is_none() && normalize(&call.id) == call.id
         }
         ContentBlock::Image(_) => true,
+    }
+}
+
+/// Whether a block of the target model's own message replays as it is: only blank reasoning
+/// without a signature is dropped.
+fn kept_for_same_model(block: &ContentBlock) -> bool {
+    match block {
+        ContentBlock::Thinking(thinking) => {
+            thinking.redacted == Some(true)
+                || thinking.thinking_signature.is_some()
+                || !thinking.thinking.trim().is_empty()
+        }
+        ContentBlock::Text(_) | ContentBlock::ToolCall(_) | ContentBlock::Image(_) => true,
     }
 }
 
