@@ -125,16 +125,15 @@ pub fn convert_messages<'a>(
                     last_role = Some("assistant");
                 }
             }
-            Message::ToolResult(first) => {
+            Message::ToolResult(_) => {
                 // A run of consecutive results is one unit: their images follow as one user message.
                 out.extend(unit(position));
-                let mut run = vec![first.as_ref()];
-                while let Some(Message::ToolResult(next)) = messages.get(i) {
+                while let Some(Message::ToolResult(_)) = messages.get(i) {
                     out.extend(unit(i));
-                    run.push(next.as_ref());
                     i += 1;
                 }
-                last_role = Some(push_tool_images(model, &run, compat, &mut out));
+                let run = &messages[position..i];
+                last_role = Some(push_tool_images(model, run, compat, &mut out));
             }
         }
     }
@@ -277,13 +276,16 @@ fn tool_message<'a>(result: &'a ToolResultMessage, compat: &CompletionsCompat) -
 /// images and there are any); returns the role the next message follows.
 fn push_tool_images<'a>(
     model: &Model,
-    run: &[&'a ToolResultMessage],
+    run: &'a [Message],
     compat: &CompletionsCompat,
     out: &mut Vec<Outgoing<'a>>,
 ) -> &'static str {
     let images: Vec<Part<'a>> = if supports_images(model) {
         run.iter()
-            .flat_map(|result| &result.content)
+            .flat_map(|message| match message {
+                Message::ToolResult(result) => result.content.as_slice(),
+                Message::User(_) | Message::Assistant(_) => &[],
+            })
             .filter_map(|block| match block {
                 ContentBlock::Image(image) => Some(Part::image(&image.mime_type, &image.data)),
                 _ => None,

@@ -2,8 +2,8 @@
 
 use rho_ai::transform::transform_messages;
 use rho_ai::{Context, Message, Model, StreamOptions, ToolSpec};
+use rho_http::WireCache;
 use rho_http::wire_cache::unit;
-use rho_http::{PostRequest, WireCache};
 use serde_json::Value;
 
 use super::compat::{CompletionsCompat, MaxTokensField, ThinkingFormat};
@@ -85,6 +85,9 @@ pub fn completions_request_body(
 #[derive(Debug, Default)]
 pub struct CompletionsWriter {
     cache: WireCache<Model>,
+    /// The size of the last body: the next one is at least as big, so its buffer is allocated
+    /// once instead of grown (and copied) a dozen times.
+    last_len: usize,
 }
 
 impl CompletionsWriter {
@@ -95,9 +98,13 @@ impl CompletionsWriter {
         context: &Context,
         options: &StreamOptions,
     ) -> Result<Vec<u8>, serde_json::Error> {
-        self.with_request(model, context, options, |request| {
-            PostRequest::try_json_body(request)
-        })?
+        let capacity = self.last_len + self.last_len / 8 + 4096;
+        let body = self.with_request(model, context, options, |request| {
+            let mut bytes = Vec::with_capacity(capacity);
+            serde_json::to_writer(&mut bytes, request).map(|()| bytes)
+        })??;
+        self.last_len = body.len();
+        Ok(body)
     }
 
     /// Builds the typed body (borrowing the transformed transcript, which lives only for this
