@@ -101,7 +101,7 @@ pub fn convert_messages<'a>(
             Role::System
         };
         let system = WireMessage::plain(role, MessageContent::Text(prompt.into()));
-        out.push(Outgoing::Built(system));
+        out.push(Outgoing::Built(Box::new(system)));
     }
     let mut last_role: Option<&'static str> = None;
     let mut i = 0;
@@ -111,7 +111,7 @@ pub fn convert_messages<'a>(
         match message {
             Message::User(_) => {
                 if compat.requires_assistant_after_tool_result && last_role == Some("toolResult") {
-                    out.push(Outgoing::Built(tool_results_processed()));
+                    out.push(Outgoing::Built(Box::new(tool_results_processed())));
                 }
                 let Some(wire) = unit(position) else {
                     continue;
@@ -298,13 +298,13 @@ fn push_tool_images<'a>(
         return "toolResult";
     }
     if compat.requires_assistant_after_tool_result {
-        out.push(Outgoing::Built(tool_results_processed()));
+        out.push(Outgoing::Built(Box::new(tool_results_processed())));
     }
     let mut parts = vec![Part::Text {
         text: TOOL_IMAGES_INTRO,
     }];
     parts.extend(images);
     let images = WireMessage::plain(Role::User, MessageContent::Parts(parts));
-    out.push(Outgoing::Built(images));
+    out.push(Outgoing::Built(Box::new(images)));
     "user"
 }

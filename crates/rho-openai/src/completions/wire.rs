@@ -110,8 +110,8 @@ pub enum Role {
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
 pub enum Outgoing<'a> {
-    /// A message built for this request.
-    Built(WireMessage<'a>),
+    /// A message built for this request (boxed: these are few, and the list stays small to move).
+    Built(Box<WireMessage<'a>>),
     /// The text of a message written before.
     Written(&'a RawValue),
 }
