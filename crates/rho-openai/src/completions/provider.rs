@@ -19,7 +19,9 @@ use super::stream::CompletionsFolder;
 pub struct CompletionsProvider {
     client: HttpClient,
     idle_timeout: Duration,
-    /// The conversation's message text, reused from one request to the next.
+    /// The conversation's message text, reused from one request to the next. Shared by clones;
+    /// calls for other conversations through the same provider stay correct, they only make it
+    /// write more.
     writer: Arc<Mutex<CompletionsWriter>>,
 }
 
