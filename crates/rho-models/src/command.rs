@@ -145,6 +145,9 @@ mod tests {
         while running(pid) && std::time::Instant::now() < deadline {
             thread::yield_now();
         }
-        assert!(!running(pid), "the command's background process outlived the kill");
+        assert!(
+            !running(pid),
+            "the command's background process outlived the kill"
+        );
     }
 }
