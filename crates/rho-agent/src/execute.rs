@@ -112,8 +112,15 @@ struct Prepared {
 }
 
 enum Preflight {
-    Refused(Finalized),
+    /// Boxed: a finalized result is large, and most calls are ready.
+    Refused(Box<Finalized>),
     Ready(Prepared),
+}
+
+impl Preflight {
+    fn refused(text: String, terminate: Option<bool>) -> Self {
+        Preflight::Refused(Box::new(Finalized::refusal(text, terminate)))
+    }
 }
 
 /// What a batch may touch of the run that started it: the tools, the hooks, the cancellation,
@@ -188,7 +195,7 @@ async fn execute_sequential(
     for call in calls {
         emit_start(run, call);
         let finalized = match preflight(run, assistant, call).await {
-            Preflight::Refused(refusal) => refusal,
+            Preflight::Refused(refusal) => *refusal,
             Preflight::Ready(prepared) => {
                 execute_and_finalize(run, assistant, call, prepared).await
             }
@@ -214,7 +221,7 @@ async fn execute_parallel(
         match preflight(run, assistant, call).await {
             Preflight::Refused(refusal) => {
                 emit_end(run, call, &refusal);
-                slots.push(Some(refusal));
+                slots.push(Some(*refusal));
             }
             Preflight::Ready(prepared) => {
                 slots.push(None);
@@ -248,22 +255,19 @@ async fn preflight(
     call: &ToolCall,
 ) -> Preflight {
     let Some(tool) = run.tools.get(&call.name) else {
-        return Preflight::Refused(Finalized::refusal(
-            format!("Tool {} not found", call.name),
-            None,
-        ));
+        return Preflight::refused(format!("Tool {} not found", call.name), None);
     };
     let prepared = match guarded(|| tool.prepare_arguments(call.arguments.clone())) {
         Ok(Ok(args)) => args,
-        Ok(Err(e)) => return Preflight::Refused(Finalized::refusal(e.0, None)),
-        Err(panic) => return Preflight::Refused(Finalized::refusal(panic, None)),
+        Ok(Err(e)) => return Preflight::refused(e.0, None),
+        Err(panic) => return Preflight::refused(panic, None),
     };
     let args = match run
         .tools
         .validate(tool.as_ref(), &prepared, &call.arguments)
     {
         Ok(args) => args,
-        Err(text) => return Preflight::Refused(Finalized::refusal(text, None)),
+        Err(text) => return Preflight::refused(text, None),
     };
     if let Some(hooks) = &run.config.tool_hooks {
         let decision = std::panic::AssertUnwindSafe(hooks.before_tool_call(
@@ -280,11 +284,11 @@ async fn preflight(
         match decision {
             Ok(Ok(Some(decision))) if decision.block => {
                 let reason = decision.reason.unwrap_or_else(|| BLOCKED.to_owned());
-                return Preflight::Refused(Finalized::refusal(reason, decision.terminate));
+                return Preflight::refused(reason, decision.terminate);
             }
             Ok(Ok(_)) => {}
-            Ok(Err(e)) => return Preflight::Refused(Finalized::refusal(e.0, None)),
-            Err(panic) => return Preflight::Refused(Finalized::refusal(panic_text(panic), None)),
+            Ok(Err(e)) => return Preflight::refused(e.0, None),
+            Err(panic) => return Preflight::refused(panic_text(panic), None),
         }
     }
     Preflight::Ready(Prepared {

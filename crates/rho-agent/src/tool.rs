@@ -122,6 +122,12 @@ pub trait AgentTool: Send + Sync {
     fn execution_mode(&self) -> ExecutionMode {
         ExecutionMode::Parallel
     }
+    /// How a provider may constrain sampling to the schema, as a `system` message declares the
+    /// tool (Pi 1.6 declares `{"type":"json_schema","strict":"prefer"}` on read, bash, edit and
+    /// write); `None` for no preference.
+    fn constrained_sampling(&self) -> Option<Value> {
+        None
+    }
     /// Reshapes raw arguments before validation (for compatibility shims).
     fn prepare_arguments(&self, args: Value) -> Result<Value, ToolError> {
         Ok(args)

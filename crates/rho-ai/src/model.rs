@@ -57,12 +57,17 @@ impl Model {
     /// Fills `usage.cost` from this model's prices.
     pub fn apply_cost(&self, usage: &mut crate::Usage) {
         let per = |price: f64, tokens: u64| price / 1_000_000.0 * tokens as f64;
+        // Anthropic bills one-hour cache writes at twice the input price (Pi 1.6).
+        let long_write = usage.cache_write_1h.unwrap_or(0).min(usage.cache_write);
+        let short_write = usage.cache_write - long_write;
         usage.cost.input = per(self.cost.input, usage.input);
         usage.cost.output = per(self.cost.output, usage.output);
         usage.cost.cache_read = per(self.cost.cache_read, usage.cache_read);
-        usage.cost.cache_write = per(self.cost.cache_write, usage.cache_write);
+        usage.cost.cache_write =
+            per(self.cost.cache_write, short_write) + per(self.cost.input * 2.0, long_write);
         usage.cost.total =
             usage.cost.input + usage.cost.output + usage.cost.cache_read + usage.cost.cache_write;
+        usage.cost.total_from_provider = Some(false);
     }
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use rho_host::prompt::{
     DiagnosticKind, PromptDiagnostic, PromptOptions, PromptResources, Skill, SkillOptions,
-    expand_skill_command, format_skills_for_prompt, load_skills,
+    SkillReader, expand_skill_command, format_skills_for_prompt, load_skills,
 };
 
 fn write(path: &Path, text: &str) {
@@ -270,10 +270,13 @@ fn skills_block_leaves_out_skills_the_model_may_not_invoke() {
         disable_model_invocation: true,
         ..visible.clone()
     };
-    assert_eq!(format_skills_for_prompt(std::slice::from_ref(&hidden)), "");
     assert_eq!(
-        format_skills_for_prompt(&[hidden, visible]),
-        "\n\nThe following skills provide specialized instructions for specific tasks.\nUse the read tool to load a skill's file when the task matches its description.\nWhen a skill file references a relative path, resolve it against the skill directory (parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.\n\n<available_skills>\n  <skill>\n    <name>a</name>\n    <description>It&apos;s &quot;quoted&quot;</description>\n    <location>/s/a/SKILL.md</location>\n  </skill>\n</available_skills>"
+        format_skills_for_prompt(std::slice::from_ref(&hidden), SkillReader::Read),
+        ""
+    );
+    assert_eq!(
+        format_skills_for_prompt(&[hidden, visible], SkillReader::Read),
+        "\n\nThe following skills provide specialized instructions for specific tasks.\nUse the read tool to load a skill's file when the task matches its description.\nResolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool commands.\n\n<available_skills>\n  <skill>\n    <name>a</name>\n    <description>It&apos;s &quot;quoted&quot;</description>\n    <location>/s/a/SKILL.md</location>\n  </skill>\n</available_skills>"
     );
 }
 

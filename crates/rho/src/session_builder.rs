@@ -71,7 +71,7 @@ pub fn build(kit: &SessionKit, start: SessionStart) -> Result<AgentSession, Sess
     options.tools = kit.workspace.tools.clone();
     options.tool_hooks = Some(kit.workspace.gate.clone());
     options.context_hooks = kit.context_hooks.clone();
-    options.system_prompt = Some(kit.workspace.system_prompt.clone());
+    options.system_prompt = Some(kit.workspace.system_prompt.text().into());
     (options.steering_mode, options.follow_up_mode) = start.queue_modes;
     options.session_id = Some(header.id);
     let session = AgentSession::builder(options)
@@ -81,6 +81,7 @@ pub fn build(kit: &SessionKit, start: SessionStart) -> Result<AgentSession, Sess
             ..kit.retry
         })
         .prompt_resources(kit.workspace.resources.clone())
+        .system_prompt(kit.workspace.system_prompt.clone())
         .compaction(CompactionPolicy {
             enabled: start.auto_compaction,
             ..kit.compaction

@@ -9,7 +9,7 @@ use anyhow::{Context as _, bail};
 use rho_agent::{AgentTool, ToolHooks};
 use rho_gate::{CommandRules, GatePolicy, PermissionMode, Sandbox};
 use rho_host::gate::Gate;
-use rho_host::prompt::{PromptOptions, PromptResources};
+use rho_host::prompt::{PromptOptions, PromptResources, SystemPrompt};
 use rho_host::settings::{Settings, SettingsPaths, load_settings};
 use rho_host::toolset::{Confinement, DEFAULT_TOOLS, create_tools};
 use rho_host::{Budget, RetryPolicy};
@@ -75,8 +75,9 @@ pub struct Workspace {
     pub policy: Arc<GatePolicy>,
     /// Context files, skills and templates.
     pub resources: Arc<PromptResources>,
-    /// The system prompt for `tools`.
-    pub system_prompt: Arc<str>,
+    /// The system prompt for `tools`, as sections (the session declares them to the model in a
+    /// `system` message).
+    pub system_prompt: SystemPrompt,
 }
 
 /// Builds the workspace of a session rooted at `cwd`; a `local` model gets the read-only tools
@@ -142,11 +143,10 @@ pub fn workspace(
         }
     }
     let active: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
-    let date = chrono::Local::now().format("%Y-%m-%d").to_string();
     let system_prompt = if local && cli.system_prompt.is_none() {
-        crate::local::system_prompt(&active, cwd, &date).into()
+        SystemPrompt::preamble_only(crate::local::system_prompt(&active, cwd))
     } else {
-        resources.system_prompt(&active, &date).into()
+        resources.system_prompt(&active)
     };
     Ok(Workspace {
         tools,

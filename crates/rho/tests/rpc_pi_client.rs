@@ -81,11 +81,13 @@ fn pis_rpc_client_drives_rho_through_a_tool_call_and_reads_state_messages_and_st
         json!({
             "eventTypes": [
                 "agent_start", "turn_start", "message_start", "message_end",
-                "message_start", "message_end", "tool_execution_start", "tool_execution_end",
+                "message_start", "message_end", "message_start", "message_end",
+                "tool_execution_start", "tool_execution_end",
                 "message_start", "message_end", "turn_end", "turn_start",
                 "message_start", "message_end", "turn_end", "agent_end"
             ],
             "messages": [
+                message("system", None, None, None, ""),
                 message("user", None, None, None, "Say hi with bash"),
                 message("assistant", Some("toolUse"), None, None, "Asking bash."),
                 message("toolResult", None, Some("bash"), Some(false), "hi\n"),
@@ -93,13 +95,13 @@ fn pis_rpc_client_drives_rho_through_a_tool_call_and_reads_state_messages_and_st
             ],
             "state": {
                 "model": "faux/faux-1", "thinkingLevel": "off", "isStreaming": false,
-                "messageCount": 4, "pendingMessageCount": 0,
+                "messageCount": 5, "pendingMessageCount": 0,
                 "steeringMode": "one-at-a-time", "followUpMode": "one-at-a-time"
             },
             "lastAssistantText": "Bash said hi.",
             "stats": {
                 "userMessages": 1, "assistantMessages": 2, "toolCalls": 1, "toolResults": 1,
-                "totalMessages": 4, "sessionIdMatches": true
+                "totalMessages": 5, "sessionIdMatches": true
             },
             "unknownCommand": {
                 "id": "u1", "type": "response", "command": "no_such_command", "success": false,

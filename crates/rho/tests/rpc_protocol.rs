@@ -32,6 +32,8 @@ fn a_prompt_is_answered_on_acceptance_then_its_events_follow_and_the_run_settles
             "message_end",
             "message_start",
             "message_end",
+            "message_start",
+            "message_end",
             "tool_execution_start",
             "tool_execution_end",
             "message_start",
@@ -490,6 +492,7 @@ fn bash_runs_a_user_command_records_it_before_the_next_prompt_and_abort_bash_sto
         [
             "bashExecution",
             "bashExecution",
+            "system",
             "user",
             "assistant",
             "toolResult",

@@ -7,7 +7,9 @@ use super::diagnostic::PromptDiagnostic;
 use super::skill_prompt::{SkillReadError, expand_skill_command};
 use super::skills::{Skill, SkillOptions, load_skills};
 use super::sources::{resolve_append_prompts, resolve_custom_prompt};
-use super::system_prompt::{SystemPromptInput, ToolPrompt, build_system_prompt};
+use super::system_prompt::{
+    SystemPrompt, SystemPromptInput, ToolPrompt, build_system_prompt_sections,
+};
 use super::template_args::expand_prompt_template;
 use super::templates::{PromptTemplate, TemplateOptions, load_prompt_templates};
 
@@ -109,16 +111,15 @@ impl PromptResources {
         }
     }
 
-    /// The system prompt for these resources, the active tools (in order) and today's date.
-    pub fn system_prompt<S: AsRef<str>>(&self, tool_names: &[S], date: &str) -> String {
-        build_system_prompt(&SystemPromptInput {
+    /// The system prompt for these resources and the active tools (in order).
+    pub fn system_prompt<S: AsRef<str>>(&self, tool_names: &[S]) -> SystemPrompt {
+        build_system_prompt_sections(&SystemPromptInput {
             cwd: self.cwd.clone(),
             tools: ToolPrompt::for_tools(tool_names),
             custom_prompt: self.custom_prompt.clone(),
             append: self.append.clone(),
             context_files: self.context_files.clone(),
             skills: self.skills.clone(),
-            date: date.to_string(),
         })
     }
 

@@ -14,6 +14,7 @@
 //! | auto-retry policy and the chain in progress | `Retry` | `retry.rs` |
 //! | compaction policy, the running compaction | `AutoCompaction` | `compact.rs` |
 //! | the session file (disk, pending or memory) | [`SessionRecord`] | `record.rs` |
+//! | the system prompt the session wants the model to have | `Inner::system` | here; the diff in `session/system.rs` |
 //!
 //! Those files import nothing from this one but the event types. The record is the first
 //! listener, so an entry is written before the event that announces it is shown.
@@ -21,12 +22,13 @@
 pub mod events;
 mod queues;
 mod slot;
+mod system;
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use rho_agent::{Agent, AgentError, AgentEvent, AgentMessage, AgentOptions};
-use rho_ai::{ImageContent, StopReason, UserMessage};
+use rho_ai::{ImageContent, StopReason, SystemMessage, UserMessage};
 use rho_session::{SessionContext, SessionFile};
 use rho_stdx::sync::lock;
 
@@ -34,10 +36,11 @@ use self::events::Listeners;
 pub use self::events::{SessionEvent, SessionNotice, Settled, SettledReason};
 use self::queues::{Queue, QueueMirror};
 use self::slot::{PromptSlot, SlotGuard};
+use self::system::Declared;
 use crate::budget::{Budget, BudgetGate, Meter};
 use crate::compact::{AfterCompaction, AutoCompaction, Parts};
 use crate::compaction::{CodingAgentMessages, CompactionError, CompactionPolicy, CompactionResult};
-use crate::prompt::PromptResources;
+use crate::prompt::{PromptResources, SystemPrompt};
 use crate::record::SessionRecord;
 use crate::retry::{Retry, RetryOutcome, RetryPolicy};
 
@@ -76,6 +79,9 @@ struct Inner {
     /// Messages recorded while a prompt ran (a user's `!cmd`), added when it settles so a tool
     /// call and its result stay together.
     held_back: Mutex<Vec<AgentMessage>>,
+    /// The system prompt to declare to the model in `system` messages (none: the agent's
+    /// prompt is sent as it is and no `system` message is written).
+    system: Option<SystemPrompt>,
 }
 
 /// Builds a session together with its agent, so budgets can reach the agent's turn gate.
@@ -86,9 +92,18 @@ pub struct SessionBuilder {
     resources: Option<Arc<PromptResources>>,
     compaction: CompactionPolicy,
     file: Option<SessionFile>,
+    system: Option<SystemPrompt>,
 }
 
 impl SessionBuilder {
+    /// Declares `prompt` and the agent's tools to the model in Pi 1.6's `system` messages: the
+    /// first prompt of a session opens with one, and a later prompt gets one only when the
+    /// prompt or the tools changed. The agent's system prompt follows what they declare.
+    pub fn system_prompt(mut self, prompt: SystemPrompt) -> Self {
+        self.system = Some(prompt);
+        self
+    }
+
     /// Sets the `compaction` settings (default: Pi's, enabled).
     pub fn compaction(mut self, policy: CompactionPolicy) -> Self {
         self.compaction = policy;
@@ -154,6 +169,7 @@ impl SessionBuilder {
             compaction: AutoCompaction::new(self.compaction),
             resources: self.resources,
             held_back: Mutex::new(Vec::new()),
+            system: self.system,
         });
         let forward = Arc::downgrade(&inner);
         agent.subscribe(move |event| {
@@ -198,6 +214,14 @@ impl Inner {
                 }
             }
             AgentEvent::TurnEnd { .. } => self.meter.add_turn(),
+            AgentEvent::AgentEnd { messages, .. } => {
+                let will_retry = self.retry.will_retry(messages, &self.meter);
+                self.emit(&SessionEvent::Agent(AgentEvent::AgentEnd {
+                    messages: messages.clone(),
+                    will_retry,
+                }));
+                return;
+            }
             _ => {}
         }
         self.emit(&SessionEvent::Agent(event.clone()));
@@ -231,9 +255,13 @@ impl Inner {
             Some(resources) => resources.expand_input(text).0,
             None => text.to_owned(),
         };
-        let message: AgentMessage = UserMessage::with_images(text, images).into();
+        let mut messages: Vec<AgentMessage> = Vec::with_capacity(2);
+        if let Some(system) = self.declare_system_prompt() {
+            messages.push(system.into());
+        }
+        messages.push(UserMessage::with_images(text, images).into());
         self.queues.expect_prompt(true);
-        let started = self.agent.prompt(vec![message]).await;
+        let started = self.agent.prompt(messages).await;
         self.queues.expect_prompt(false);
         match started {
             Err(AgentError::Busy(_)) => return Err(SessionError::Busy),
@@ -259,6 +287,19 @@ impl Inner {
         Ok(self.settle(outcome))
     }
 
+    /// The `system` message a prompt opens with when the transcript does not yet declare the
+    /// session's prompt and tools; points the agent's prompt at what the transcript will
+    /// declare.
+    fn declare_system_prompt(&self) -> Option<SystemMessage> {
+        let wanted = self.system.as_ref()?;
+        self.agent.update_state(|state| {
+            let mut declared = Declared::replay(&state.messages);
+            let update = declared.update_to(wanted, &state.tools);
+            state.system_prompt = Some(declared.text().into());
+            update
+        })
+    }
+
     /// Emits `agent_settled` for the prompt that just ended and returns it.
     fn settle(&self, outcome: RetryOutcome) -> Settled {
         let from_transcript = self.agent.with_state(|s| {
@@ -279,6 +320,7 @@ impl Inner {
         };
         let tally = self.meter.take();
         let settled = Settled {
+            aborted: reason == SettledReason::Aborted,
             reason,
             turns: tally.turns,
             usage: tally.usage,
@@ -322,6 +364,7 @@ impl AgentSession {
             resources: None,
             compaction: CompactionPolicy::default(),
             file: None,
+            system: None,
         }
     }
 
