@@ -181,7 +181,8 @@ impl UserShell for SessionShell {
         let cancel = BashCancel::new();
         *self.running() = Some(cancel.clone());
         let cwd = lock(&self.live).run_cwd.clone();
-        let result = user_bash::run(command, &cwd, &cancel).await;
+        // The interactive mode shows the output when the command ends.
+        let result = user_bash::run(command, &cwd, &cancel, |_: &str| {}).await;
         *self.running() = None;
         let result = result.map_err(|error| format!("Cannot run the command: {error}"))?;
         Ok(ShellOutput {
@@ -218,7 +219,7 @@ fn bash_message(command: &str, output: &ShellOutput, exclude: bool) -> AgentMess
         truncated: output.truncated,
         full_output_path: output.full_output_path.as_ref().map(PathBuf::from),
     };
-    let message = result.to_message(command, rho_ai::message::now_ms());
+    let message = result.to_message(command, rho_ai::message::now_ms(), None);
     if !exclude {
         return message;
     }

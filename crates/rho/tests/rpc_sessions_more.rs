@@ -178,7 +178,10 @@ async fn a_prompt_with_an_image_keeps_the_image_in_the_user_message_on_disk() {
     let image = json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"});
     let accepted = rpc
         .call(json!({"id": "p", "type": "prompt", "message": "What is this?", "images": [image]}));
-    assert_eq!(accepted, ok("p", "prompt", None));
+    assert_eq!(
+        accepted,
+        ok("p", "prompt", Some(json!({"disposition": "started"})))
+    );
     rpc.until(|line| line["type"] == "agent_settled");
     let file = session_file(&mut rpc);
     rpc.finish();

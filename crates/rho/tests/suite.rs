@@ -23,6 +23,8 @@ mod interactive_support;
 mod interactive_tmux;
 mod interactive_tmux_mock;
 mod local_process;
+mod peers;
+mod pi_acp;
 mod rpc_every_command;
 mod rpc_keys;
 mod rpc_pi_client;

@@ -250,11 +250,7 @@ impl Inner {
         self.compaction.reset();
         let cancel = self.slot.new_cancel();
         self.compaction.before_prompt(&self.parts(), &cancel).await;
-        // A skill that cannot be read leaves the prompt as typed (Pi does the same).
-        let text = match &self.resources {
-            Some(resources) => resources.expand_input(text).0,
-            None => text.to_owned(),
-        };
+        let text = self.expand(text);
         let mut messages: Vec<AgentMessage> = Vec::with_capacity(2);
         if let Some(system) = self.declare_system_prompt() {
             messages.push(system.into());
@@ -285,6 +281,15 @@ impl Inner {
         };
         self.add_held_back();
         Ok(self.settle(outcome))
+    }
+
+    /// `/skill:name` and `/template` expanded, as Pi does before a prompt is sent or queued. A
+    /// skill that cannot be read leaves the text as typed (Pi does the same).
+    fn expand(&self, text: &str) -> String {
+        match &self.resources {
+            Some(resources) => resources.expand_input(text).0,
+            None => text.to_owned(),
+        }
     }
 
     /// The `system` message a prompt opens with when the transcript does not yet declare the
@@ -441,7 +446,8 @@ impl AgentSession {
 
     /// Queues a steering message with attached images.
     pub fn steer_with_images(&self, text: &str, images: Vec<ImageContent>) {
-        let update = self.inner.queues.push(Queue::Steering, text);
+        let text = self.inner.expand(text);
+        let update = self.inner.queues.push(Queue::Steering, &text);
         self.inner.notice(update);
         self.agent()
             .steer(UserMessage::with_images(text, images).into());
@@ -454,7 +460,8 @@ impl AgentSession {
 
     /// Queues a follow-up message with attached images.
     pub fn follow_up_with_images(&self, text: &str, images: Vec<ImageContent>) {
-        let update = self.inner.queues.push(Queue::FollowUp, text);
+        let text = self.inner.expand(text);
+        let update = self.inner.queues.push(Queue::FollowUp, &text);
         self.inner.notice(update);
         self.agent()
             .follow_up(UserMessage::with_images(text, images).into());
@@ -474,10 +481,12 @@ impl AgentSession {
         self.inner.queues.len()
     }
 
-    /// Cancels the active run or retry wait and waits until the agent is idle.
+    /// Cancels the active run, retry wait or compaction and waits until the prompt has settled.
     pub async fn abort(&self) {
         self.abort_now();
         self.agent().wait_for_idle().await;
+        // Pi 1.6: `agent_settled{aborted:true}` comes before the abort is answered.
+        self.inner.slot.wait_free().await;
     }
 
     /// Cancels the active run or retry wait without waiting (for signal handlers).

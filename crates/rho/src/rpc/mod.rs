@@ -10,6 +10,7 @@
 //! request; threshold and overflow compaction run on their own unless `set_auto_compaction`
 //! turns them off.
 
+mod command_list;
 pub(crate) mod commands;
 mod dispatch;
 mod host;
@@ -17,6 +18,7 @@ pub(crate) mod models;
 mod reply;
 mod setup;
 pub(crate) mod stats;
+mod tree;
 pub(crate) mod user_bash;
 
 use std::path::{Path, PathBuf};

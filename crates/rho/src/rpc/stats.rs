@@ -56,14 +56,14 @@ pub fn session_stats(session_id: &str, messages: &[AgentMessage], context_window
     Value::Object(stats)
 }
 
-/// The trimmed text of the last assistant message that is not an empty abort; `None` when there
-/// is none or it has no text (Pi answers `{}` then).
+/// The trimmed text of the last assistant message that ended with `stop` or has text (Pi 1.6
+/// skips failed, aborted and tool-only replies without text); `None` when there is none or it
+/// has no text (Pi answers `{}` then).
 pub fn last_assistant_text(messages: &[AgentMessage]) -> Option<String> {
     let last = messages.iter().rev().find_map(|m| {
         let assistant = m.as_assistant()?;
-        let empty_abort =
-            assistant.stop_reason == StopReason::Aborted && assistant.content.is_empty();
-        (!empty_abort).then_some(assistant)
+        let has_text = !assistant.text().trim().is_empty();
+        (assistant.stop_reason == StopReason::Stop || has_text).then_some(assistant)
     })?;
     let text = last.text();
     let trimmed = text.trim();
