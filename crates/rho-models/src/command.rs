@@ -141,6 +141,9 @@ mod tests {
         let _ = std::fs::remove_file(&marker);
         // SIGKILL is delivered before kill(2) returns; a killed process is a zombie (state Z) until
         // its new parent reaps it, which is not a running process.
-        assert!(!running(pid), "the command's background process outlived the kill");
+        assert!(
+            !running(pid),
+            "the command's background process outlived the kill"
+        );
     }
 }

@@ -4,6 +4,7 @@
 //! Nested routing preferences inside `compat` (`openRouterRouting`, `vercelGatewayRouting`) are
 //! only checked to be objects; their inner fields are passed through unchecked.
 
+use rho_ai::ThinkingLevel;
 use serde_json::{Map, Value};
 
 /// One problem: the dotted path of the offending value and TypeBox's message.
@@ -113,7 +114,7 @@ fn thinking_level_map(value: &Value, path: &str, problems: &mut Vec<Problem>) {
     let Some(object) = object(value, path, problems) else {
         return;
     };
-    for level in ["off", "minimal", "low", "medium", "high", "xhigh"] {
+    for level in ThinkingLevel::ALL.map(ThinkingLevel::as_str) {
         optional(object, path, level, problems, |value, path, problems| {
             if !(value.is_string() || value.is_null()) {
                 problems.push((path.to_owned(), "must be string".to_owned()));
