@@ -15,6 +15,10 @@ pub(crate) fn check(root: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     if let Some(object) = object(root, "", &mut problems) {
         require(object, "", &["providers"], &mut problems);
+        // Pi 1.6 ships a JSON Schema; a file may name it.
+        optional(object, "", "$schema", &mut problems, |v, p, e| {
+            string(v, p, false, e)
+        });
         if let Some(providers) = object.get("providers") {
             record(providers, "providers", provider_config, &mut problems);
         }
