@@ -56,6 +56,7 @@ fn options(t: &Tree) -> PromptOptions {
     PromptOptions {
         cwd: t.cwd.clone(),
         rho_home: t.home.clone(),
+        project_trusted: true,
         ..PromptOptions::default()
     }
 }

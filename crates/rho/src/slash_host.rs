@@ -295,6 +295,8 @@ pub fn ui_setup(cli: &Cli, home: Option<&Path>, cwd: &Path) -> (Commands, Vec<St
             .map(|p| p.display().to_string())
             .collect(),
         no_prompt_templates: cli.no_prompt_templates,
+        // Decided (and announced) when the session was built; a broken store failed it then.
+        project_trusted: crate::project_trust::project_trusted(cli, cwd).unwrap_or(false),
         ..PromptOptions::default()
     });
     let registry = SlashRegistry::new(

@@ -14,6 +14,7 @@ mod cli_retry;
 mod cli_sessions;
 mod cli_settings;
 mod cli_signals;
+mod cli_trust;
 mod cli_workspace;
 mod export_html;
 mod interactive_commands;

@@ -42,6 +42,8 @@ pub struct SkillOptions {
     pub skill_paths: Vec<String>,
     /// Scan the default locations; `false` for `--no-skills` (explicit paths still load).
     pub include_defaults: bool,
+    /// Scan the project's `.rho/skills` too (the project is trusted).
+    pub include_project: bool,
 }
 
 /// The result of loading skills: the skills in precedence order and every problem found.
@@ -60,8 +62,10 @@ pub fn load_skills(options: &SkillOptions) -> LoadedSkills {
     if options.include_defaults {
         let project = options.cwd.join(".rho").join("skills");
         let global = options.rho_home.join("skills");
-        let found = load_skills_from_dir(&project, &mut acc.diagnostics);
-        acc.add(found);
+        if options.include_project {
+            let found = load_skills_from_dir(&project, &mut acc.diagnostics);
+            acc.add(found);
+        }
         let found = load_skills_from_dir(&global, &mut acc.diagnostics);
         acc.add(found);
     }

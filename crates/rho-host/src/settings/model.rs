@@ -9,6 +9,7 @@ use serde::{Deserialize, Deserializer};
 
 use crate::budget::Budget;
 use crate::retry::RetryPolicy;
+use crate::trust::DefaultProjectTrust;
 
 /// The settings rho reads (Pi's names, plus rho's budget, permission and timeout keys).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
@@ -42,6 +43,11 @@ pub struct Settings {
     /// rho: `streamIdleTimeoutMs`, how long a streaming model response may stay silent before
     /// the call fails as stalled (retryable). Unset → the provider layer's default (120 s).
     pub stream_idle_timeout_ms: Option<u64>,
+    /// `defaultProjectTrust` (`ask`): read from `RHO_HOME/settings.json` only.
+    pub default_project_trust: Option<DefaultProjectTrust>,
+    /// `defaultTools`: plain tool names replacing the default set, or `+name`/`-name` entries
+    /// editing it (merged across the files as Pi merges it).
+    pub default_tools: Option<Vec<String>>,
 }
 
 /// `retry`: the session-level auto-retry (pi-reference §8.6).

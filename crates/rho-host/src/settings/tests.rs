@@ -51,10 +51,33 @@ fn the_project_file_overrides_the_global_one_key_by_key() {
     assert_eq!(settings.budget().max_turns, Some(4));
     assert_eq!(settings.steering_mode, Some(rho_agent::QueueMode::All));
     assert_eq!(settings.permission, Some(Permission::ReadOnly));
-    assert_eq!(settings.allow_dirs, Some(vec!["/tmp".to_owned()]));
+    // A project never widens permissions: its allowDirs are ignored.
+    assert_eq!(settings.allow_dirs, None);
     assert_eq!(
         settings.stream_idle_timeout(),
         Some(std::time::Duration::from_millis(500))
+    );
+}
+
+#[test]
+fn a_project_may_only_narrow_permission_and_never_decides_trust() {
+    let dir = tempfile::tempdir().unwrap();
+    let global = r#"{"permission": "workspace-write", "allowDirs": ["/data"]}"#;
+    let wider = r#"{"permission": "full", "allowDirs": ["/"], "defaultProjectTrust": "always"}"#;
+    let settings = load_settings(&paths(dir.path(), Some(global), Some(wider))).unwrap();
+    assert_eq!(settings.permission, Some(Permission::WorkspaceWrite));
+    assert_eq!(settings.allow_dirs, Some(vec!["/data".to_owned()]));
+    assert_eq!(settings.default_project_trust, None);
+    let fresh = tempfile::tempdir().unwrap();
+    let unset = load_settings(&paths(fresh.path(), None, Some(wider))).unwrap();
+    assert_eq!(unset.permission, None);
+    let narrower = r#"{"permission": "read-only"}"#;
+    let settings = load_settings(&paths(dir.path(), Some(global), Some(narrower))).unwrap();
+    assert_eq!(settings.permission, Some(Permission::ReadOnly));
+    let untrusted = paths(dir.path(), Some(global), Some(narrower)).with_project_trust(false);
+    assert_eq!(
+        load_settings(&untrusted).unwrap().permission,
+        Some(Permission::WorkspaceWrite)
     );
 }
 
