@@ -56,7 +56,8 @@ Commands:
   rho auth status             List the providers with a key and where it comes from
   rho verify <log>            Check a --mode json log
 
-Settings: RHO_HOME/settings.json (RHO_HOME defaults to ~/.rho), overridden by ./.rho/settings.json.
+Settings: RHO_HOME/settings.json (RHO_HOME defaults to $PI_CODING_AGENT_DIR, else ~/.rho),
+overridden by ./.rho/settings.json once the project is trusted (--approve, RHO_HOME/trust.json).
 Exit codes: 0 completed, 1 model error, 2 failure before the first model call, 3 budget reached,
 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP.";
 

@@ -150,7 +150,7 @@ pub fn choose(
 }
 
 /// `--thinking` > the `:level` suffix (of `--model` or the scoped pattern) > settings
-/// `defaultThinkingLevel` > medium, clamped to what the model supports. An invalid `--thinking`
+/// `modelThinkingLevels` for the model > `defaultThinkingLevel` > medium, clamped to what the model supports. An invalid `--thinking`
 /// value is ignored, as in Pi.
 fn thinking_level(
     cli: &Cli,
@@ -160,8 +160,10 @@ fn thinking_level(
 ) -> ThinkingLevel {
     // An invalid value was reported when the flags were read (`cli_checks.rs`).
     let flag = cli.thinking.as_deref().and_then(ThinkingLevel::parse);
+    let per_model = settings.model_thinking_level(&entry.model.provider, &entry.model.id);
     let level = flag
         .or(suffix)
+        .or(per_model)
         .or(settings.default_thinking_level)
         .unwrap_or(rho_models::DEFAULT_THINKING_LEVEL);
     clamp_thinking_level(entry, level)

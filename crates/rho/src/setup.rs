@@ -11,7 +11,7 @@ use rho_gate::{CommandRules, GatePolicy, PermissionMode, Sandbox};
 use rho_host::gate::Gate;
 use rho_host::prompt::{PromptOptions, PromptResources};
 use rho_host::settings::{Settings, SettingsPaths, load_settings};
-use rho_host::tool_selection::ToolChoice;
+use rho_host::tool_selection::{ToolChoice, resolve_default_tools};
 use rho_host::toolset::{BUILTIN_TOOLS, Confinement, create_tools};
 use rho_host::{Budget, RetryPolicy};
 use rho_models::{ProcessEnvironment, rho_home};
@@ -24,7 +24,16 @@ pub fn settings(cli: &Cli, cwd: &Path) -> anyhow::Result<Settings> {
     let home = rho_home(&ProcessEnvironment);
     let trusted = crate::project_trust::project_trusted(cli, cwd)?;
     let paths = SettingsPaths::new(home.as_deref(), cwd).with_project_trust(trusted);
-    Ok(load_settings(&paths)?)
+    let settings = load_settings(&paths)?;
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        for key in &settings.unsupported_pi_keys {
+            crate::warnings::warn(format_args!(
+                "settings key \"{key}\" is not supported by rho; ignored"
+            ));
+        }
+    });
+    Ok(settings)
 }
 
 /// The budget flags (contract §3) over the settings' `budget`, limit by limit; a negative or
@@ -55,14 +64,16 @@ pub fn retry_policy(settings: &Settings) -> anyhow::Result<RetryPolicy> {
     Ok(policy)
 }
 
-/// The active tool names, chosen as Pi 1.6 does ([`ToolChoice`]): an explicit `--tools`
-/// allowlist wins over `--no-tools` and `--no-builtin-tools`, a `+name`/`-name` list edits the
-/// default tools, `--exclude-tools` applies last.
-pub fn tool_names(cli: &Cli) -> Vec<String> {
+/// The active tool names, chosen as Pi 1.6 does ([`ToolChoice`]): the settings'
+/// `defaultTools` are the defaults, an explicit `--tools` allowlist wins over `--no-tools` and
+/// `--no-builtin-tools`, a `+name`/`-name` list edits the defaults, `--exclude-tools` applies
+/// last.
+pub fn tool_names(cli: &Cli, settings: &Settings) -> Vec<String> {
     let tools = cli.tools.as_deref().map(trimmed);
     let exclude = cli.exclude_tools.as_deref().map(trimmed);
+    let defaults = settings.default_tools.as_deref().map(resolve_default_tools);
     ToolChoice {
-        defaults: None,
+        defaults: defaults.as_deref(),
         tools: tools.as_deref(),
         no_tools: cli.no_tools || cli.no_builtin_tools,
         exclude: exclude.as_deref(),
@@ -138,7 +149,7 @@ pub fn workspace(
             .map(|name| (*name).to_owned())
             .collect()
     } else {
-        tool_names(cli)
+        tool_names(cli, settings)
     };
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let tools = create_tools(cwd, &names, Some(&confinement));

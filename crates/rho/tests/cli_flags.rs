@@ -332,4 +332,24 @@ fn tools_patterns_modifiers_and_excludes_choose_the_tools() {
         not_found(&["-t", "*", "-xt", "w*,grep"]),
         ["Tool grep not found", "Tool write not found"]
     );
+    // The settings' defaultTools are the defaults `+name`/`-name` edit; a Pi setting rho lacks
+    // is named once.
+    let settings = json!({"defaultTools": ["read", "ls"], "cacheWarming": "idle"});
+    std::fs::write(dir.path().join("settings.json"), settings.to_string()).unwrap();
+    let output = rho(dir.path())
+        .args(["--mode", "json", "--no-session", "-t", "+grep"])
+        .arg("--faux-script")
+        .arg(&script)
+        .arg("go")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        "Warning: settings key \"cacheWarming\" is not supported by rho; ignored\n"
+    );
+    assert_eq!(not_found(&["-t", "+grep"]), ["Tool write not found"]);
+    assert_eq!(
+        not_found(&[]),
+        ["Tool grep not found", "Tool write not found"]
+    );
 }

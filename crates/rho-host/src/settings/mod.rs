@@ -8,12 +8,14 @@
 
 mod merge;
 mod model;
+mod pi_keys;
 
 use std::path::{Path, PathBuf};
 
 pub use merge::merge_settings;
 pub use model::{
-    BudgetSettings, CompactionSettings, Permission, ProviderRetrySettings, RetrySettings, Settings,
+    BudgetSettings, CompactionSettings, HttpIdleTimeout, Permission, ProviderRetrySettings,
+    RetrySettings, Settings,
 };
 
 /// File name of the settings, in `RHO_HOME` and in a project's `.rho/`.
@@ -98,15 +100,23 @@ pub fn load_settings(paths: &SettingsPaths) -> Result<Settings, SettingsError> {
         Some(path) => read_object(path)?,
         None => serde_json::Map::new(),
     };
+    let mut unsupported = pi_keys::unsupported_pi_keys(&global_object);
     if !paths.project_trusted {
         let path = paths.global.as_deref().unwrap_or(&paths.project);
-        return parse(serde_json::Value::Object(global_object), path);
+        let mut settings = parse(serde_json::Value::Object(global_object), path)?;
+        settings.unsupported_pi_keys = unsupported;
+        return Ok(settings);
     }
     let global = match &paths.global {
         Some(path) => parse(serde_json::Value::Object(global_object.clone()), path)?,
         None => Settings::default(),
     };
     let mut project = read_object(&paths.project)?;
+    for key in pi_keys::unsupported_pi_keys(&project) {
+        if !unsupported.contains(&key) {
+            unsupported.push(key);
+        }
+    }
     project.remove("allowDirs");
     project.remove("defaultProjectTrust");
     let merged = merge_settings(global_object, project);
@@ -120,6 +130,7 @@ pub fn load_settings(paths: &SettingsPaths) -> Result<Settings, SettingsError> {
     {
         settings.permission = global.permission;
     }
+    settings.unsupported_pi_keys = unsupported;
     Ok(settings)
 }
 

@@ -139,3 +139,37 @@ fn a_top_level_array_is_rejected() {
         "{error}"
     );
 }
+
+#[test]
+fn pi_16_keys_are_read_and_unsupported_ones_are_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let global = r#"{"$schema": "https://pi.dev/schemas/settings.schema.json",
+        "httpIdleTimeoutMs": "disabled", "cacheWarming": "idle", "theme": "dark",
+        "modelThinkingLevels": {"openai/gpt-5": "max"}, "defaultTools": ["+grep"]}"#;
+    let project = r#"{"packages": [], "cacheWarming": "streaming", "httpIdleTimeoutMs": "2500"}"#;
+    let settings = load_settings(&paths(dir.path(), Some(global), Some(project))).unwrap();
+    assert_eq!(settings.unsupported_pi_keys, ["cacheWarming", "packages"]);
+    assert_eq!(
+        settings.stream_idle_timeout(),
+        Some(std::time::Duration::from_millis(2500))
+    );
+    assert_eq!(
+        settings.model_thinking_level("openai", "gpt-5"),
+        Some(rho_ai::ThinkingLevel::Max)
+    );
+    assert_eq!(settings.model_thinking_level("openai", "gpt-4"), None);
+    assert_eq!(settings.default_tools, Some(vec!["+grep".to_owned()]));
+    let untrusted = paths(dir.path(), Some(global), Some(project)).with_project_trust(false);
+    let settings = load_settings(&untrusted).unwrap();
+    assert_eq!(settings.unsupported_pi_keys, ["cacheWarming"]);
+    assert_eq!(
+        settings.stream_idle_timeout(),
+        Some(std::time::Duration::from_secs(365 * 24 * 60 * 60))
+    );
+    let bad = load_settings(&paths(
+        dir.path(),
+        Some(r#"{"httpIdleTimeoutMs": -1}"#),
+        None,
+    ));
+    assert!(matches!(bad, Err(SettingsError::Value { .. })), "{bad:?}");
+}
