@@ -53,6 +53,7 @@ fn defaults(d: &Dirs) -> SkillOptions {
         skill_paths: vec![],
         include_defaults: true,
         include_project: true,
+        user_home: None,
     }
 }
 
@@ -242,6 +243,7 @@ fn explicit_skill_paths_load_with_no_skills_and_bad_ones_are_reported() {
         ],
         include_defaults: false,
         include_project: true,
+        user_home: None,
         ..defaults(&d)
     });
     let names: Vec<&str> = loaded.skills.iter().map(|s| s.name.as_str()).collect();

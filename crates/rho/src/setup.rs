@@ -169,6 +169,7 @@ pub fn workspace(
             .collect(),
         no_prompt_templates: cli.no_prompt_templates,
         project_trusted: trusted,
+        user_home: std::env::var_os("HOME").map(PathBuf::from),
     });
     if cli.verbose {
         for diagnostic in &resources.diagnostics {

@@ -35,6 +35,8 @@ pub struct PromptOptions {
     /// Whether the project is trusted: an untrusted project's `.rho/SYSTEM.md`,
     /// `.rho/APPEND_SYSTEM.md`, skills and prompts are not loaded (context files still are).
     pub project_trusted: bool,
+    /// The user's home directory (for `~/.agents/skills`).
+    pub user_home: Option<PathBuf>,
 }
 
 /// The loaded prompt resources.
@@ -91,6 +93,7 @@ impl PromptResources {
                 skill_paths: options.skill_paths.clone(),
                 include_defaults: !options.no_skills,
                 include_project: project,
+                user_home: options.user_home.clone(),
             });
             diagnostics.extend(loaded.diagnostics);
             loaded.skills
