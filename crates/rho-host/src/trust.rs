@@ -254,6 +254,53 @@ pub fn resolve_project_trust(
     })
 }
 
+/// One answer of the interactive trust question (Pi's `getProjectTrustOptions`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrustOption {
+    /// What the user sees.
+    pub label: String,
+    /// Whether the project is trusted for this run.
+    pub trusted: bool,
+    /// What to record in the store (`None` clears a directory's own decision); empty for the
+    /// "this session only" answers.
+    pub updates: Vec<(PathBuf, Option<bool>)>,
+}
+
+/// Pi's answers, in Pi's order: Trust, Trust parent folder (`<parent>`), Trust (this session
+/// only), Do not trust, Do not trust (this session only).
+pub fn trust_options(cwd: &Path) -> Vec<TrustOption> {
+    let cwd = canonical(cwd);
+    let option = |label: String, trusted: bool, updates| TrustOption {
+        label,
+        trusted,
+        updates,
+    };
+    let mut options = vec![option(
+        "Trust".to_owned(),
+        true,
+        vec![(cwd.clone(), Some(true))],
+    )];
+    if let Some(parent) = cwd.parent() {
+        options.push(option(
+            format!("Trust parent folder ({})", parent.display()),
+            true,
+            vec![(parent.to_path_buf(), Some(true)), (cwd.clone(), None)],
+        ));
+    }
+    options.push(option("Trust (this session only)".to_owned(), true, vec![]));
+    options.push(option(
+        "Do not trust".to_owned(),
+        false,
+        vec![(cwd.clone(), Some(false))],
+    ));
+    options.push(option(
+        "Do not trust (this session only)".to_owned(),
+        false,
+        vec![],
+    ));
+    options
+}
+
 #[cfg(test)]
 #[path = "trust_tests.rs"]
 mod tests;

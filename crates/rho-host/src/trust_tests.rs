@@ -109,3 +109,29 @@ fn resources_are_the_projects_rho_files_and_agents_skills_up_the_tree() {
         [".rho/rules.toml", ".rho/skills"]
     );
 }
+
+#[test]
+fn the_interactive_answers_are_pis() {
+    let work = tempfile::tempdir().unwrap();
+    let cwd = std::fs::canonicalize(work.path()).unwrap();
+    let parent = cwd.parent().unwrap().to_path_buf();
+    let options = trust_options(&cwd);
+    let labels: Vec<&str> = options.iter().map(|o| o.label.as_str()).collect();
+    let parent_label = format!("Trust parent folder ({})", parent.display());
+    assert_eq!(
+        labels,
+        [
+            "Trust",
+            parent_label.as_str(),
+            "Trust (this session only)",
+            "Do not trust",
+            "Do not trust (this session only)"
+        ]
+    );
+    assert_eq!(
+        options[1].updates,
+        [(parent, Some(true)), (cwd.clone(), None)]
+    );
+    assert_eq!(options[3].updates, [(cwd, Some(false))]);
+    assert!(options[4].updates.is_empty() && !options[4].trusted);
+}

@@ -23,6 +23,7 @@ mod interactive_settings;
 mod interactive_support;
 mod interactive_tmux;
 mod interactive_tmux_mock;
+mod interactive_trust;
 mod local_process;
 mod rpc_every_command;
 mod rpc_keys;
