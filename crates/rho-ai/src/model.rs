@@ -110,17 +110,21 @@ pub enum ThinkingLevel {
     High,
     /// Extra high.
     Xhigh,
+    /// The most a model offers (Pi 1.6); supported only where a model's `thinkingLevelMap`
+    /// gives it a value.
+    Max,
 }
 
 impl ThinkingLevel {
     /// Every level, lowest first; clamping walks this order.
-    pub const ALL: [ThinkingLevel; 6] = [
+    pub const ALL: [ThinkingLevel; 7] = [
         ThinkingLevel::Off,
         ThinkingLevel::Minimal,
         ThinkingLevel::Low,
         ThinkingLevel::Medium,
         ThinkingLevel::High,
         ThinkingLevel::Xhigh,
+        ThinkingLevel::Max,
     ];
 
     /// The level's name as flags, settings, session files and `thinkingLevelMap` spell it.
@@ -132,6 +136,7 @@ impl ThinkingLevel {
             ThinkingLevel::Medium => "medium",
             ThinkingLevel::High => "high",
             ThinkingLevel::Xhigh => "xhigh",
+            ThinkingLevel::Max => "max",
         }
     }
 

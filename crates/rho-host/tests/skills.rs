@@ -52,6 +52,8 @@ fn defaults(d: &Dirs) -> SkillOptions {
         rho_home: d.home.clone(),
         skill_paths: vec![],
         include_defaults: true,
+        include_project: true,
+        user_home: None,
     }
 }
 
@@ -240,6 +242,8 @@ fn explicit_skill_paths_load_with_no_skills_and_bad_ones_are_reported() {
             "notes.txt".into(),
         ],
         include_defaults: false,
+        include_project: true,
+        user_home: None,
         ..defaults(&d)
     });
     let names: Vec<&str> = loaded.skills.iter().map(|s| s.name.as_str()).collect();
@@ -322,6 +326,7 @@ fn skill_file_gone_before_expansion_is_an_error_and_the_text_is_sent_unchanged()
     let resources = PromptResources::load(&PromptOptions {
         cwd: d.cwd.clone(),
         rho_home: d.home.clone(),
+        project_trusted: true,
         ..PromptOptions::default()
     });
     fs::remove_file(&path).unwrap();
@@ -341,6 +346,7 @@ fn no_skills_flag_without_paths_loads_nothing() {
         cwd: d.cwd.clone(),
         rho_home: d.home.clone(),
         no_skills: true,
+        project_trusted: true,
         ..PromptOptions::default()
     });
     assert_eq!(resources.skills, vec![]);

@@ -29,6 +29,8 @@ const EXIT_AFTER_FIRST_FRAME: &str = "RHO_EXIT_AFTER_FIRST_FRAME";
 
 /// Runs the interactive mode until the user leaves; `Err` is a failure before the screen opens.
 pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<u8> {
+    // An undecided project is asked about before its settings are read.
+    crate::project_trust::ask_when_undecided();
     // Settings and keys (a `!command` may run for seconds) are read off the runtime.
     let choosing = cwd.to_path_buf();
     let (cli, target, chosen) = tokio::task::spawn_blocking(move || {

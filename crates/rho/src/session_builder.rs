@@ -150,7 +150,7 @@ pub fn choose(cli: &mut Cli, target: &SessionTarget, cwd: &Path) -> anyhow::Resu
     };
     // A resumed `--session` runs where it ran before (Pi: the header's cwd).
     let run_cwd = opened.map_or_else(|| cwd.to_path_buf(), |o| o.cwd.clone());
-    let settings = setup::settings(&run_cwd)?;
+    let settings = setup::settings(cli, &run_cwd)?;
     setup::budget(cli, &settings)?;
     setup::retry_policy(&settings)?;
     let session_thinking = opened.and_then(|o| restored_thinking(cli, o));

@@ -280,7 +280,10 @@ fn failures_before_the_first_model_call_exit_2_with_one_clear_line() {
         run(&["--bogus", "-p", "hi"]),
         "unexpected argument '--bogus'",
     );
-    assert_preflight_failure(run(&["--mode", "yaml", "-p", "hi"]), "invalid value 'yaml'");
+    assert_preflight_failure(
+        run(&["--mode", "yaml", "-p", "hi"]),
+        "Invalid mode \"yaml\". Valid values: text, json, rpc",
+    );
     assert_preflight_failure(run(&["-p", "hi"]), "No models available");
     assert_preflight_failure(
         run(&["-p", "--model", "nonexistent-model-xyz", "hi"]),

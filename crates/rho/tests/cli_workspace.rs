@@ -46,7 +46,7 @@ async fn run_rho(dir: &Path, args: &[&str]) -> std::process::Output {
         .current_dir(dir.join("project"))
         .env_clear()
         .env("RHO_HOME", dir.join("home"))
-        .args(["-p", "--model", "mock/a"])
+        .args(["-p", "--approve", "--model", "mock/a"])
         .args(args)
         .stdin(Stdio::null())
         .output()

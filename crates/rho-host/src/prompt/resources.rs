@@ -34,6 +34,11 @@ pub struct PromptOptions {
     pub prompt_template_paths: Vec<String>,
     /// `-np, --no-prompt-templates`.
     pub no_prompt_templates: bool,
+    /// Whether the project is trusted: an untrusted project's `.rho/SYSTEM.md`,
+    /// `.rho/APPEND_SYSTEM.md`, skills and prompts are not loaded (context files still are).
+    pub project_trusted: bool,
+    /// The user's home directory (for `~/.agents/skills`).
+    pub user_home: Option<PathBuf>,
 }
 
 /// The loaded prompt resources.
@@ -61,14 +66,19 @@ impl PromptResources {
     pub fn load(options: &PromptOptions) -> Self {
         let (cwd, home) = (&options.cwd, &options.rho_home);
         let mut diagnostics = Vec::new();
+        let project = options.project_trusted;
         let custom_prompt = resolve_custom_prompt(
             options.system_prompt.as_deref(),
-            cwd,
+            (cwd, project),
             home,
             &mut diagnostics,
         );
-        let append =
-            resolve_append_prompts(&options.append_system_prompt, cwd, home, &mut diagnostics);
+        let append = resolve_append_prompts(
+            &options.append_system_prompt,
+            (cwd, project),
+            home,
+            &mut diagnostics,
+        );
         let context_files = if options.no_context_files {
             Vec::new()
         } else {
@@ -84,6 +94,8 @@ impl PromptResources {
                 rho_home: home.clone(),
                 skill_paths: options.skill_paths.clone(),
                 include_defaults: !options.no_skills,
+                include_project: project,
+                user_home: options.user_home.clone(),
             });
             diagnostics.extend(loaded.diagnostics);
             loaded.skills
@@ -96,6 +108,7 @@ impl PromptResources {
                 rho_home: home.clone(),
                 template_paths: options.prompt_template_paths.clone(),
                 include_defaults: !options.no_prompt_templates,
+                include_project: project,
             });
             diagnostics.extend(loaded.diagnostics);
             loaded.templates
