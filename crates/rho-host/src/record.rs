@@ -17,7 +17,9 @@ use std::sync::{Arc, Mutex};
 
 use rho_agent::{AgentEvent, AgentMessage};
 use rho_ai::ThinkingLevel;
-use rho_session::{EntryKind, SessionContext, SessionError, SessionFile, SessionHeader};
+use rho_session::{
+    EntryKind, SessionContext, SessionEntry, SessionError, SessionFile, SessionHeader,
+};
 use rho_stdx::sync::lock;
 use serde_json::Value;
 
@@ -175,6 +177,27 @@ impl SessionRecord {
     }
 
     /// Keeps a failure of a write made outside [`SessionRecord::on_event`].
+    /// Leaves the last reply, and its tool results, out of the model's context in the file (Pi
+    /// 1.6's `context_edit` entries, written when a failed attempt is retried). Returns the
+    /// entries written, for `entry_appended`.
+    pub(crate) fn omit_last_reply(&self) -> Vec<SessionEntry> {
+        let written = self.with_file(|file| {
+            file.omit_last_reply().map(|ids| {
+                ids.iter()
+                    .filter_map(|id| file.entry(id).cloned())
+                    .collect::<Vec<_>>()
+            })
+        });
+        match written {
+            Some(Ok(entries)) => entries,
+            Some(Err(error)) => {
+                self.keep_error(error);
+                Vec::new()
+            }
+            None => Vec::new(),
+        }
+    }
+
     pub fn keep_error(&self, error: SessionError) {
         lock(&self.inner.errors).push(error);
     }

@@ -18,6 +18,7 @@ use rho_stdx::sync::lock;
 use tokio_util::sync::CancellationToken;
 
 use crate::budget::Meter;
+use crate::record::SessionRecord;
 use crate::session::events::{Listeners, SessionNotice};
 
 /// `finalError` of a retry cancelled during its wait.
@@ -150,6 +151,7 @@ impl Retry {
         agent: &Agent,
         listeners: &Listeners,
         meter: &Meter,
+        record: &SessionRecord,
         prompt_cancel: &CancellationToken,
     ) -> RetryOutcome {
         let mut attempt: u32 = 0;
@@ -187,6 +189,10 @@ impl Retry {
                 delay_ms,
                 error_message: failure.message,
             });
+            // Pi 1.6: the failed attempt stays in the file, out of the context from now on.
+            for entry in record.omit_last_reply() {
+                listeners.notice(SessionNotice::EntryAppended { entry });
+            }
             let slept = tokio::select! {
                 () = wait.cancelled() => false,
                 () = tokio::time::sleep(Duration::from_millis(delay_ms)) => true,

@@ -91,10 +91,11 @@ async fn two_overloaded_failures_then_success_show_two_retries_and_settle_comple
     ];
     let mut expected = vec!["agent_start", "turn_start", "message_start", "message_end"];
     expected.extend(["message_start", "message_end", "turn_end", "agent_end"]);
-    expected.push("auto_retry_start");
+    // Pi 1.6: each retried attempt is left out of the context by a `context_edit`.
+    expected.extend(["auto_retry_start", "entry_appended"]);
     expected.push("agent_start");
     expected.extend(run_failed);
-    expected.push("auto_retry_start");
+    expected.extend(["auto_retry_start", "entry_appended"]);
     expected.extend(["agent_start", "turn_start", "message_start"]);
     expected.extend(["message_update"; 3]);
     expected.extend(["message_end", "auto_retry_end", "turn_end", "agent_end"]);

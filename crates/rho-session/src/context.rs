@@ -108,6 +108,7 @@ pub fn build_session_context(
         }
     }
     context.model = latest_model(&path);
+    let edits = context_edits(&path);
     let kept: Vec<&SessionEntry> = match compaction {
         Some(at) => {
             let entry = path[at];
@@ -142,9 +143,53 @@ pub fn build_session_context(
     };
     decode_messages(&kept);
     for entry in kept {
-        push_message(&mut context, entry);
+        match edits.get(entry.id.as_str()) {
+            None => push_message(&mut context, entry),
+            Some(None) => {}
+            Some(Some(replacement)) => {
+                let mut edited = SessionContext::empty();
+                push_message(&mut edited, entry);
+                context.skipped.append(&mut edited.skipped);
+                let content = replacement.get("content");
+                context.messages.extend(
+                    edited
+                        .messages
+                        .into_iter()
+                        .map(|m| content.and_then(|c| with_content(&m, c)).unwrap_or(m)),
+                );
+            }
+        }
     }
     context
+}
+
+/// The latest `context_edit` of each target on the path: `None` leaves the target out,
+/// `Some(replacement)` replaces its content.
+fn context_edits<'e>(path: &[&'e SessionEntry]) -> HashMap<&'e str, Option<&'e Value>> {
+    let mut edits = HashMap::new();
+    for entry in path {
+        if let EntryKind::ContextEdit {
+            target_id,
+            replacement,
+        } = &entry.kind
+        {
+            edits.insert(target_id.as_str(), replacement.as_ref());
+        }
+    }
+    edits
+}
+
+/// `message` with its content replaced (Pi 1.6: a string becomes one text block for an
+/// assistant message or a tool result); `None` when the result is no message of its role.
+fn with_content(message: &AgentMessage, content: &Value) -> Option<AgentMessage> {
+    let mut value = serde_json::to_value(message).ok()?;
+    let blocks_only = matches!(message.role(), "assistant" | "toolResult");
+    let content = match content {
+        Value::String(text) if blocks_only => serde_json::json!([{"type": "text", "text": text}]),
+        other => other.clone(),
+    };
+    value.as_object_mut()?.insert("content".to_owned(), content);
+    serde_json::from_value(value).ok()
 }
 
 /// The latest `model_change` or assistant message on the path. Walking back from the leaf

@@ -269,6 +269,10 @@ fn build_kind(
             target_id: f.take_str("targetId").unwrap_or_default(),
             label: f.take_str("label"),
         }),
+        "context_edit" if f.is_str("targetId") => Some(EntryKind::ContextEdit {
+            target_id: f.take_str("targetId").unwrap_or_default(),
+            replacement: f.take_value("replacement").filter(|v| !v.is_null()),
+        }),
         "session_info" => Some(EntryKind::SessionInfo {
             name: f.take_str("name"),
         }),

@@ -135,6 +135,15 @@ pub enum EntryKind {
         /// The name, trimmed.
         name: Option<String>,
     },
+    /// `context_edit` (Pi 1.6): from here on the target entry's message is left out of the
+    /// model's context (`replacement` `None`, written `null`) or has its content replaced. Written
+    /// by auto-retry for a failed attempt. On a branch the latest edit of a target wins.
+    ContextEdit {
+        /// The edited entry.
+        target_id: String,
+        /// `{content}` to use instead, or `None` to leave the message out.
+        replacement: Option<Value>,
+    },
     /// `custom`: extension state, never in the model's context.
     Custom {
         /// Extension identifier.
@@ -161,6 +170,7 @@ impl EntryKind {
             EntryKind::BranchSummary { .. } => "branch_summary",
             EntryKind::Label { .. } => "label",
             EntryKind::SessionInfo { .. } => "session_info",
+            EntryKind::ContextEdit { .. } => "context_edit",
             EntryKind::Custom { .. } => "custom",
             EntryKind::Unknown { entry_type } => entry_type,
         }
@@ -253,6 +263,14 @@ impl Serialize for SessionEntry {
                 opt(&mut map, "label", label)?;
             }
             EntryKind::SessionInfo { name } => opt(&mut map, "name", name)?,
+            EntryKind::ContextEdit {
+                target_id,
+                replacement,
+            } => {
+                map.serialize_entry("targetId", target_id)?;
+                // Pi writes `null` for "leave it out".
+                map.serialize_entry("replacement", replacement)?;
+            }
             EntryKind::Custom { custom_type, data } => {
                 map.serialize_entry("customType", custom_type)?;
                 opt(&mut map, "data", data)?;

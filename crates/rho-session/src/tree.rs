@@ -104,6 +104,40 @@ impl SessionFile {
         )
     }
 
+    /// Leaves the branch's last assistant message, and the tool results after it, out of the
+    /// model's context from here on (Pi 1.6's recovery of a failed attempt): one `context_edit`
+    /// with `replacement: null` for each. Returns the new entries' ids (none without an
+    /// assistant message on the branch).
+    pub fn omit_last_reply(&mut self) -> Result<Vec<String>, SessionError> {
+        let mut targets = Vec::new();
+        let mut found = false;
+        for entry in self.branch_entries(None).into_iter().rev() {
+            let role = entry.kind.as_message().map(|m| m.role().to_owned());
+            match role.as_deref() {
+                Some("toolResult") => targets.push(entry.id.clone()),
+                Some("assistant") => {
+                    targets.push(entry.id.clone());
+                    found = true;
+                    break;
+                }
+                _ => break,
+            }
+        }
+        if !found {
+            return Ok(Vec::new());
+        }
+        // The assistant message first, then its results in order.
+        targets.reverse();
+        let mut ids = Vec::with_capacity(targets.len());
+        for target_id in targets {
+            ids.push(self.append(EntryKind::ContextEdit {
+                target_id,
+                replacement: None,
+            })?);
+        }
+        Ok(ids)
+    }
+
     /// The entries from the root to `leaf_id` (the current leaf when `None`).
     pub fn branch_entries(&self, leaf_id: Option<&str>) -> Vec<&SessionEntry> {
         match leaf_id.or(self.leaf.as_deref()) {

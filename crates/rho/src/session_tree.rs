@@ -123,6 +123,7 @@ fn entry_kind(kind: &EntryKind) -> TreeEntryKind {
         | EntryKind::Custom { .. }
         | EntryKind::ModelChange { .. }
         | EntryKind::ThinkingLevelChange { .. }
+        | EntryKind::ContextEdit { .. }
         | EntryKind::SessionInfo { .. } => TreeEntryKind::Bookkeeping,
         EntryKind::CustomMessage { .. }
         | EntryKind::Compaction { .. }
@@ -154,6 +155,10 @@ fn entry_text(entry: &SessionEntry) -> String {
             None => "[title: empty]".to_owned(),
         },
         EntryKind::Custom { custom_type, .. } => format!("[custom: {custom_type}]"),
+        EntryKind::ContextEdit { replacement, .. } => match replacement {
+            None => "[context edit: omitted]".to_owned(),
+            Some(_) => "[context edit: replaced]".to_owned(),
+        },
         EntryKind::Unknown { entry_type } => format!("[{entry_type}]"),
     }
 }

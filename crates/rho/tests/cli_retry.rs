@@ -221,3 +221,99 @@ async fn a_retry_after_past_the_cap_fails_at_once_instead_of_sleeping_a_day() {
     );
     assert_eq!(settled_reason(&lines), "error");
 }
+
+#[tokio::test]
+async fn a_retried_attempt_is_announced_as_pi_1_6_does_and_left_out_of_the_context_by_a_context_edit()
+ {
+    let overloaded = r#"{"error": {"message": "Overloaded", "type": "overloaded_error"}}"#;
+    let server = MockServer::start(vec![MockResponse::json_error(529, overloaded), done()]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let models = json!({"providers": {"mock": {
+        "baseUrl": format!("{}/v1", server.base_url()),
+        "api": "openai-completions",
+        "apiKey": "sk-test",
+        "models": [{"id": "m"}]
+    }}});
+    std::fs::write(dir.path().join("models.json"), models.to_string()).unwrap();
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_rho"))
+        .current_dir(dir.path())
+        .env_clear()
+        .env("RHO_HOME", dir.path())
+        .env("RHO_RETRY_BASE_DELAY_MS", "1")
+        .args(["--mode", "json", "--provider", "mock", "--model", "m", "hi"])
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let lines: Vec<Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Pi 1.6's order (json-retry.new.jsonl): the failed run ends saying a retry follows, the
+    // retry is announced, the failed reply's context edit is appended, then the next run.
+    let kinds: Vec<String> = lines[1..]
+        .iter()
+        .map(|l| match l["type"].as_str().unwrap() {
+            "agent_end" => format!("agent_end:{}", l["willRetry"]),
+            "entry_appended" => format!("entry_appended:{}", l["entry"]["type"].as_str().unwrap()),
+            other => other.to_owned(),
+        })
+        .filter(|k| k != "message_update")
+        .collect();
+    let at = kinds.iter().position(|k| k == "agent_end:true").unwrap();
+    assert_eq!(
+        kinds[at - 2..at + 4],
+        [
+            "message_end",
+            "turn_end",
+            "agent_end:true",
+            "auto_retry_start",
+            "entry_appended:context_edit",
+            "agent_start"
+        ]
+    );
+    assert_eq!(
+        kinds[kinds.len() - 2..],
+        ["agent_end:false", "agent_settled"]
+    );
+    let appended = lines
+        .iter()
+        .find(|l| l["type"] == "entry_appended")
+        .unwrap();
+    assert_eq!(appended["entry"]["replacement"], Value::Null);
+    // The file keeps the failed reply and the edit naming it; the retry did not send it.
+    let sessions = dir.path().join("sessions");
+    let project = std::fs::read_dir(&sessions)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let file = std::fs::read_dir(project)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let entries: Vec<Value> = std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let failed = entries
+        .iter()
+        .find(|e| e["message"]["stopReason"] == "error")
+        .unwrap();
+    assert_eq!(appended["entry"]["targetId"], failed["id"]);
+    assert!(entries.iter().any(|e| e == &appended["entry"]));
+    let retried: Value = server.requests()[1].body_json().unwrap();
+    let roles: Vec<&str> = retried["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["system", "user"]);
+}

@@ -8,6 +8,8 @@ use rho_ai::Usage;
 use rho_stdx::sync::lock;
 use serde::Serialize;
 
+use rho_session::SessionEntry;
+
 use crate::compaction::{CompactionEnd, CompactionStart};
 
 /// An event of the session: an agent event or one of the session's own.
@@ -65,6 +67,11 @@ pub enum SessionNotice {
     CompactionEnd(CompactionEnd),
     /// rho: the prompt is finished and nothing more will run on its own.
     AgentSettled(Settled),
+    /// An entry the session wrote on its own (Pi 1.6: the `context_edit` of a retried attempt).
+    EntryAppended {
+        /// The entry as written.
+        entry: SessionEntry,
+    },
 }
 
 /// How a prompt ended, with what it cost.

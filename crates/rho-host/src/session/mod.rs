@@ -267,7 +267,13 @@ impl Inner {
         let outcome = loop {
             let outcome = self
                 .retry
-                .run_chain(&self.agent, &self.listeners, &self.meter, &cancel)
+                .run_chain(
+                    &self.agent,
+                    &self.listeners,
+                    &self.meter,
+                    &self.record,
+                    &cancel,
+                )
                 .await;
             if outcome == RetryOutcome::Cancelled || cancel.is_cancelled() {
                 break outcome;

@@ -136,6 +136,8 @@ impl App {
                 self.run.stop();
                 self.status.retry_ended();
             }
+            // Bookkeeping of the file (a retried attempt's context edit): nothing to show.
+            SessionNotice::EntryAppended { .. } => {}
         }
     }
 }
