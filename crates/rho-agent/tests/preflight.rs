@@ -62,6 +62,7 @@ fn refusal(text: &str) -> ToolResultPayload {
         content: vec![ContentBlock::text(text)],
         details: Some(json!({})),
         structured_content: None,
+        is_error: None,
         usage: None,
         terminate: None,
     }
