@@ -42,6 +42,17 @@ impl Message {
             Message::ToolResult(_) => "toolResult",
         }
     }
+
+    /// Whether `a` and `b` are the same shared message (not merely equal ones), as
+    /// [`Arc::ptr_eq`] says.
+    pub fn ptr_eq(a: &Message, b: &Message) -> bool {
+        match (a, b) {
+            (Message::User(a), Message::User(b)) => Arc::ptr_eq(a, b),
+            (Message::Assistant(a), Message::Assistant(b)) => Arc::ptr_eq(a, b),
+            (Message::ToolResult(a), Message::ToolResult(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
 }
 
 /// User content: a bare string or an array of text and image blocks.

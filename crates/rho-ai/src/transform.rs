@@ -1,7 +1,7 @@
 //! The cross-provider transformation every adapter applies before wire conversion
 //! (pi-reference §5.0): history written by one model made safe to replay to another.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::content::{ContentBlock, TextContent, ToolCall};
@@ -23,11 +23,16 @@ pub fn transform_messages(
     normalize_tool_call_id: &dyn Fn(&str) -> String,
 ) -> Vec<Message> {
     let vision = model.input.iter().any(|kind| kind == "image");
+    if replays_as_is(messages, model, vision) {
+        return messages.to_vec();
+    }
     let mut renamed: HashMap<String, String> = HashMap::new();
     let mut first_pass = Vec::with_capacity(messages.len());
     for message in messages {
         first_pass.push(match message {
-            Message::User(user) if !vision => Message::User(Arc::new(without_user_images(user))),
+            Message::User(user) if !vision && has_user_images(user) => {
+                Message::User(Arc::new(without_user_images(user)))
+            }
             Message::User(_) => message.clone(),
             Message::Assistant(assistant) => {
                 transform_assistant(assistant, model, normalize_tool_call_id, &mut renamed)
@@ -39,7 +44,55 @@ pub fn transform_messages(
 }
 
 fn is_same_model(message: &AssistantMessage, model: &Model) -> bool {
-    message.provider == model.provider && message.api == model.api && message.model == model.id
+    message.model == model.id && message.provider == model.provider && message.api == model.api
+}
+
+/// Whether the transformation would hand `messages` back as they are, which is what a
+/// conversation with one model usually is: every assistant message is the target model's own,
+/// none failed or loses a block, every tool call is answered before the next assistant or user
+/// message, and no image has to go. Checked in one pass, without copying anything.
+fn replays_as_is(messages: &[Message], model: &Model, vision: bool) -> bool {
+    let mut open: Vec<&str> = Vec::new();
+    for message in messages {
+        match message {
+            Message::User(user) => {
+                if !open.is_empty() || (!vision && has_user_images(user)) {
+                    return false;
+                }
+            }
+            Message::Assistant(assistant) => {
+                let kept = open.is_empty()
+                    && !assistant.stop_reason.is_failure()
+                    && is_same_model(assistant, model)
+                    && assistant.content.iter().all(kept_for_same_model);
+                if !kept {
+                    return false;
+                }
+                open.extend(assistant.tool_calls().map(|call| call.id.as_str()));
+            }
+            Message::ToolResult(result) => {
+                if !vision
+                    && result
+                        .content
+                        .iter()
+                        .any(|b| matches!(b, ContentBlock::Image(_)))
+                {
+                    return false;
+                }
+                if let Some(at) = open.iter().position(|id| *id == result.tool_call_id) {
+                    open.swap_remove(at);
+                }
+            }
+        }
+    }
+    open.is_empty()
+}
+
+fn has_user_images(user: &UserMessage) -> bool {
+    match &user.content {
+        UserContent::Text(_) => false,
+        UserContent::Blocks(blocks) => blocks.iter().any(|b| matches!(b, ContentBlock::Image(_))),
+    }
 }
 
 fn without_user_images(user: &UserMessage) -> UserMessage {
@@ -77,6 +130,16 @@ fn transform_assistant(
     renamed: &mut HashMap<String, String>,
 ) -> Message {
     let same = is_same_model(assistant, model);
+    // Most of a transcript replays unchanged: share it instead of copying every block.
+    let keeps_provider_blocks = same || assistant.provider_blocks.is_empty();
+    if keeps_provider_blocks
+        && assistant
+            .content
+            .iter()
+            .all(|block| replays_unchanged(block, same, normalize))
+    {
+        return Message::Assistant(assistant.clone());
+    }
     let mut content = Vec::with_capacity(assistant.content.len());
     for block in &assistant.content {
         match block {
@@ -128,6 +191,34 @@ fn transform_assistant(
     }))
 }
 
+/// Whether `transform_assistant` would keep `block` exactly as it is.
+fn replays_unchanged(block: &ContentBlock, same: bool, normalize: &dyn Fn(&str) -> String) -> bool {
+    if same {
+        return kept_for_same_model(block);
+    }
+    match block {
+        ContentBlock::Thinking(_) => false,
+        ContentBlock::Text(text) => text.text_signature.is_none(),
+        ContentBlock::ToolCall(call) => {
+            call.thought_signature.is_none() && normalize(&call.id) == call.id
+        }
+        ContentBlock::Image(_) => true,
+    }
+}
+
+/// Whether a block of the target model's own message replays as it is: only blank reasoning
+/// without a signature is dropped.
+fn kept_for_same_model(block: &ContentBlock) -> bool {
+    match block {
+        ContentBlock::Thinking(thinking) => {
+            thinking.redacted == Some(true)
+                || thinking.thinking_signature.is_some()
+                || !thinking.thinking.trim().is_empty()
+        }
+        ContentBlock::Text(_) | ContentBlock::ToolCall(_) | ContentBlock::Image(_) => true,
+    }
+}
+
 fn transform_result(
     result: &Arc<ToolResultMessage>,
     vision: bool,
@@ -154,48 +245,76 @@ fn transform_result(
 /// Drops failed assistant messages and gives every unanswered tool call a synthetic error result,
 /// placed where its results should have been (before the next assistant or user message).
 fn drop_failures_and_fill_orphans(messages: Vec<Message>) -> Vec<Message> {
-    let mut out = Vec::with_capacity(messages.len());
-    let mut pending: Vec<(String, String, i64)> = Vec::new();
-    let mut answered: HashSet<String> = HashSet::new();
-    let flush = |out: &mut Vec<Message>,
-                 pending: &mut Vec<(String, String, i64)>,
-                 answered: &mut HashSet<String>| {
-        for (id, name, timestamp) in pending.drain(..) {
-            if !answered.contains(&id) {
-                out.push(Message::ToolResult(Arc::new(ToolResultMessage {
-                    tool_call_id: id,
-                    tool_name: name,
-                    content: vec![ContentBlock::text(NO_RESULT)],
-                    details: None,
-                    is_error: true,
-                    duration_ms: None,
-                    usage: None,
-                    timestamp,
-                })));
-            }
-        }
-        answered.clear();
+    let orphans = unanswered_calls(&messages);
+    let failed = |message: &Message| match message {
+        Message::Assistant(assistant) => assistant.stop_reason.is_failure(),
+        Message::User(_) | Message::ToolResult(_) => false,
     };
-    for message in messages {
-        match &message {
+    if orphans.is_empty() && !messages.iter().any(failed) {
+        return messages;
+    }
+    let mut out = Vec::with_capacity(messages.len() + orphans.len());
+    let mut orphans = orphans.into_iter().peekable();
+    for (index, message) in messages.into_iter().enumerate() {
+        while let Some((_, result)) = orphans.next_if(|(at, _)| *at == index) {
+            out.push(result);
+        }
+        if !failed(&message) {
+            out.push(message);
+        }
+    }
+    out.extend(orphans.map(|(_, result)| result));
+    out
+}
+
+/// The synthetic results of the calls never answered, each with the index of the message it
+/// goes before (`messages.len()` for the end). Failed assistant messages count for nothing.
+fn unanswered_calls(messages: &[Message]) -> Vec<(usize, Message)> {
+    struct Pending<'a> {
+        call: &'a ToolCall,
+        timestamp: i64,
+        answered: bool,
+    }
+    let mut found = Vec::new();
+    let mut pending: Vec<Pending<'_>> = Vec::new();
+    let flush = |at: usize, pending: &mut Vec<Pending<'_>>, found: &mut Vec<(usize, Message)>| {
+        for open in pending.drain(..).filter(|p| !p.answered) {
+            let result = ToolResultMessage {
+                tool_call_id: open.call.id.clone(),
+                tool_name: open.call.name.clone(),
+                content: vec![ContentBlock::text(NO_RESULT)],
+                details: None,
+                is_error: true,
+                duration_ms: None,
+                usage: None,
+                timestamp: open.timestamp,
+            };
+            found.push((at, Message::ToolResult(Arc::new(result))));
+        }
+    };
+    for (index, message) in messages.iter().enumerate() {
+        match message {
+            Message::Assistant(assistant) if assistant.stop_reason.is_failure() => {}
             Message::Assistant(assistant) => {
-                if assistant.stop_reason.is_failure() {
-                    continue;
-                }
-                flush(&mut out, &mut pending, &mut answered);
-                pending.extend(
-                    assistant
-                        .tool_calls()
-                        .map(|c| (c.id.clone(), c.name.clone(), assistant.timestamp)),
-                );
+                flush(index, &mut pending, &mut found);
+                pending.extend(assistant.tool_calls().map(|call| Pending {
+                    call,
+                    timestamp: assistant.timestamp,
+                    answered: false,
+                }));
             }
-            Message::User(_) => flush(&mut out, &mut pending, &mut answered),
+            Message::User(_) => flush(index, &mut pending, &mut found),
             Message::ToolResult(result) => {
-                answered.insert(result.tool_call_id.clone());
+                // Only the open calls matter: the results are looked up among them.
+                for open in pending
+                    .iter_mut()
+                    .filter(|p| p.call.id == result.tool_call_id)
+                {
+                    open.answered = true;
+                }
             }
         }
-        out.push(message);
     }
-    flush(&mut out, &mut pending, &mut answered);
-    out
+    flush(messages.len(), &mut pending, &mut found);
+    found
 }

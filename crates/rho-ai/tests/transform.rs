@@ -200,3 +200,33 @@ fn images_become_one_placeholder_per_run_on_a_text_only_model() {
         ]
     );
 }
+
+#[test]
+fn history_that_replays_unchanged_is_shared_not_copied() {
+    let target = model(false);
+    let mine = from(
+        &target,
+        vec![faux_text("x"), faux_tool_call("c", "read", json!({}))],
+    );
+    let foreign_plain = faux_message(vec![
+        faux_text("plain"),
+        faux_tool_call("d", "ls", json!({})),
+    ]);
+    let messages = vec![
+        Message::User(Arc::new(UserMessage::text("no images here"))),
+        assistant(mine),
+        result("c", vec![ContentBlock::text("ok")]),
+        assistant(foreign_plain),
+        result("d", vec![ContentBlock::text("ok")]),
+    ];
+    let out = transform_messages(&messages, &target, &underscore_ids);
+    let shared = |a: &Message, b: &Message| match (a, b) {
+        (Message::User(a), Message::User(b)) => Arc::ptr_eq(a, b),
+        (Message::Assistant(a), Message::Assistant(b)) => Arc::ptr_eq(a, b),
+        (Message::ToolResult(a), Message::ToolResult(b)) => Arc::ptr_eq(a, b),
+        _ => false,
+    };
+    let all_shared =
+        out.len() == messages.len() && out.iter().zip(&messages).all(|(a, b)| shared(a, b));
+    assert!(all_shared, "{out:?}");
+}

@@ -4,9 +4,12 @@
 use std::time::Duration;
 
 use rho_ai::{AssistantMessageEventStream, Context, ErrorKind, Model, Provider, StreamOptions};
-use rho_http::{HttpClient, PostRequest, SseFolder, fail_before_request, start_sse_call};
+use rho_http::{
+    HttpClient, PostRequest, SseFolder, fail_before_request, start_sse_call, unwritable,
+};
 
-use crate::request::{anthropic_headers, messages_url, to_anthropic_request};
+use crate::convert::CacheRetention;
+use crate::request::{anthropic_headers, anthropic_request_body, messages_url};
 use crate::stream::AnthropicFolder;
 
 /// The `anthropic-messages` provider.
@@ -40,11 +43,17 @@ impl Provider for AnthropicProvider {
             let text = format!("No API key for provider: {}", model.provider);
             return fail_before_request(template, ErrorKind::Auth, text);
         };
-        let body = to_anthropic_request(model, &context, &options);
+        let body = anthropic_request_body(model, &context, &options, CacheRetention::default());
+        let body = match body {
+            Ok(body) => body,
+            Err(e) => {
+                return fail_before_request(template, ErrorKind::InvalidRequest, unwritable(&e));
+            }
+        };
         let request = PostRequest {
             url: messages_url(&model.base_url),
             headers: anthropic_headers(model, &context, api_key),
-            body: PostRequest::json_body(&body),
+            body,
         };
         start_sse_call(
             &self.client,

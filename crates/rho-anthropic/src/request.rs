@@ -2,10 +2,12 @@
 
 use rho_ai::transform::transform_messages;
 use rho_ai::{Context, Model, StreamOptions};
-use serde_json::{Map, Value, json};
+use rho_http::PostRequest;
+use serde_json::Value;
 
-use crate::convert::{CacheRetention, convert_messages, convert_tools, normalize_tool_call_id};
+use crate::convert::{CacheRetention, convert_tools, normalize_tool_call_id, wire_messages};
 use crate::thinking::{is_adaptive_model, plan_thinking};
+use crate::wire::{Block, MessagesRequest};
 
 /// The `anthropic-version` header value.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -35,56 +37,70 @@ pub fn supports_eager_tool_input_streaming(model: &Model) -> bool {
         != Some(false)
 }
 
-/// The request body with the default (`short`) cache retention.
+/// The request body with the default (`short`) cache retention, as a JSON value (for inspection;
+/// the provider sends [`anthropic_request_body`]).
 pub fn to_anthropic_request(model: &Model, context: &Context, options: &StreamOptions) -> Value {
     to_anthropic_request_with(model, context, options, CacheRetention::default())
 }
 
-/// The request body with an explicit cache retention.
+/// The request body with an explicit cache retention, as a JSON value.
 pub fn to_anthropic_request_with(
     model: &Model,
     context: &Context,
     options: &StreamOptions,
     retention: CacheRetention,
 ) -> Value {
+    with_request(model, context, options, retention, |request| {
+        serde_json::to_value(request).unwrap_or_default()
+    })
+}
+
+/// The request body as the bytes sent: the typed body of [`crate::wire`], borrowed from the
+/// context and serialized straight into bytes.
+pub fn anthropic_request_body(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    retention: CacheRetention,
+) -> Result<Vec<u8>, serde_json::Error> {
+    with_request(model, context, options, retention, |request| {
+        PostRequest::try_json_body(request)
+    })
+}
+
+/// Builds the typed body (borrowing the transformed transcript, which lives only for this call)
+/// and hands it to `write`.
+fn with_request<R>(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    retention: CacheRetention,
+    write: impl FnOnce(&MessagesRequest<'_>) -> R,
+) -> R {
     let cache_control = retention.cache_control();
     let messages = transform_messages(&context.messages, model, &normalize_tool_call_id);
     let plan = plan_thinking(model, options);
-
-    let mut body = Map::new();
-    body.insert("model".into(), json!(model.id));
-    body.insert(
-        "messages".into(),
-        Value::Array(convert_messages(&messages, cache_control.as_ref())),
-    );
-    body.insert("max_tokens".into(), json!(plan.max_tokens));
-    body.insert("stream".into(), json!(true));
-    if let Some(system) = context.system_prompt.as_deref().filter(|s| !s.is_empty()) {
-        let mut block = Map::new();
-        block.insert("type".into(), json!("text"));
-        block.insert("text".into(), json!(system));
-        if let Some(cache_control) = &cache_control {
-            block.insert("cache_control".into(), cache_control.clone());
-        }
-        body.insert("system".into(), json!([block]));
-    }
-    if let Some(temperature) = options.temperature.filter(|_| !plan.enabled) {
-        body.insert("temperature".into(), json!(temperature));
-    }
-    if !context.tools.is_empty() {
-        let eager = supports_eager_tool_input_streaming(model);
-        body.insert(
-            "tools".into(),
-            Value::Array(convert_tools(&context.tools, eager, cache_control.as_ref())),
-        );
-    }
-    if let Some(thinking) = plan.thinking {
-        body.insert("thinking".into(), thinking);
-    }
-    if let Some(output_config) = plan.output_config {
-        body.insert("output_config".into(), output_config);
-    }
-    Value::Object(body)
+    let system = context.system_prompt.as_deref().filter(|s| !s.is_empty());
+    let request = MessagesRequest {
+        model: &model.id,
+        messages: wire_messages(&messages, cache_control),
+        max_tokens: plan.max_tokens,
+        stream: true,
+        system: system.map(|text| {
+            [Block::Text {
+                text,
+                cache_control,
+            }]
+        }),
+        temperature: options.temperature.filter(|_| !plan.enabled),
+        tools: (!context.tools.is_empty()).then(|| {
+            let eager = supports_eager_tool_input_streaming(model);
+            convert_tools(&context.tools, eager, cache_control)
+        }),
+        thinking: plan.thinking,
+        output_config: plan.output_config,
+    };
+    write(&request)
 }
 
 /// The `anthropic-beta` features this call needs, if any.

@@ -7,6 +7,7 @@ mod agent_run;
 mod chunking;
 mod fixture_events;
 mod fixtures;
+mod golden;
 mod provider;
 mod provider_blocks;
 mod request;

@@ -1,12 +1,18 @@
 //! rho messages and tools → Gemini `contents` and `functionDeclarations` (pi-reference §5.4
-//! "Contents"). Object keys are written in the order the `@google/genai` SDK serializes them, so
-//! the body matches Pi's byte for byte.
+//! "Contents"). The wire values borrow from the messages (see [`crate::wire`], whose key order is
+//! the `@google/genai` SDK's): nothing of the transcript is copied.
+
+use std::borrow::Cow;
 
 use rho_ai::{
     AssistantMessage, ContentBlock, ImageContent, Message, Model, ToolResultMessage, ToolSpec,
     UserContent, UserMessage,
 };
-use serde_json::{Map, Value, json};
+
+use crate::wire::{
+    FunctionCall, FunctionDeclaration, FunctionResponse, NestedImage, Part, ResponseValue, Tools,
+    WireContent,
+};
 
 /// The text of the extra user turn carrying tool-result images for Gemini before 3.
 pub const TOOL_RESULT_IMAGE: &str = "Tool result image:";
@@ -65,23 +71,18 @@ fn supports_multimodal_function_response(model_id: &str) -> bool {
     gemini_major_version(model_id).is_none_or(|major| major >= 3)
 }
 
-/// `{inlineData:{data, mimeType}}`, as the SDK writes a top-level part.
-fn inline_data(image: &ImageContent) -> Value {
-    json!({"inlineData": {"data": image.data, "mimeType": image.mime_type}})
+fn content<'a>(role: &'static str, parts: Vec<Part<'a>>) -> WireContent<'a> {
+    WireContent { parts, role }
 }
 
-fn content(role: &str, parts: Vec<Value>) -> Value {
-    json!({"parts": parts, "role": role})
-}
-
-fn user_parts(user: &UserMessage) -> Vec<Value> {
+fn user_parts(user: &UserMessage) -> Vec<Part<'_>> {
     match &user.content {
-        UserContent::Text(text) => vec![json!({"text": text})],
+        UserContent::Text(text) => vec![Part::text(text)],
         UserContent::Blocks(blocks) => blocks
             .iter()
             .filter_map(|block| match block {
-                ContentBlock::Text(text) => Some(json!({"text": text.text})),
-                ContentBlock::Image(image) => Some(inline_data(image)),
+                ContentBlock::Text(text) => Some(Part::text(&text.text)),
+                ContentBlock::Image(image) => Some(Part::image(&image.mime_type, &image.data)),
                 // Thinking and tool calls never belong in user content.
                 ContentBlock::Thinking(_) | ContentBlock::ToolCall(_) => None,
             })
@@ -89,64 +90,68 @@ fn user_parts(user: &UserMessage) -> Vec<Value> {
     }
 }
 
-/// Inserts `thoughtSignature` when the message is this model's and the signature is base64.
-fn with_signature(mut part: Map<String, Value>, same: bool, signature: Option<&str>) -> Value {
-    if let Some(signature) = signature.filter(|s| same && is_valid_thought_signature(s)) {
-        part.insert("thoughtSignature".into(), json!(signature));
-    }
-    Value::Object(part)
+/// The signature to send: only when the message is this model's and the signature is base64.
+fn signature(same: bool, signature: Option<&str>) -> Option<&str> {
+    signature.filter(|s| same && is_valid_thought_signature(s))
 }
 
-fn assistant_parts(assistant: &AssistantMessage, model: &Model) -> Vec<Value> {
+fn assistant_parts<'a>(assistant: &'a AssistantMessage, model: &Model) -> Vec<Part<'a>> {
     // Pi compares provider and model id here (not the api).
     let same = assistant.provider == model.provider && assistant.model == model.id;
     let mut parts = Vec::new();
     for block in &assistant.content {
         match block {
-            ContentBlock::Text(text) if !text.text.trim().is_empty() => {
-                let mut part = Map::new();
-                part.insert("text".into(), json!(text.text));
-                parts.push(with_signature(part, same, text.text_signature.as_deref()));
-            }
+            ContentBlock::Text(text) if !text.text.trim().is_empty() => parts.push(Part::Text {
+                text: &text.text,
+                thought: None,
+                thought_signature: signature(same, text.text_signature.as_deref()),
+            }),
             ContentBlock::Thinking(thinking) if !thinking.thinking.trim().is_empty() => {
-                let mut part = Map::new();
-                part.insert("text".into(), json!(thinking.thinking));
-                if same {
-                    part.insert("thought".into(), json!(true));
-                }
-                let signature = thinking.thinking_signature.as_deref();
-                parts.push(with_signature(part, same, signature));
+                parts.push(Part::Text {
+                    text: &thinking.thinking,
+                    thought: same.then_some(true),
+                    thought_signature: signature(same, thinking.thinking_signature.as_deref()),
+                });
             }
-            ContentBlock::ToolCall(call) => {
-                let mut function_call = Map::new();
-                if requires_tool_call_id(&model.id) {
-                    function_call.insert("id".into(), json!(call.id));
-                }
-                function_call.insert("args".into(), call.arguments.clone());
-                function_call.insert("name".into(), json!(call.name));
-                let mut part = Map::new();
-                part.insert("functionCall".into(), Value::Object(function_call));
-                parts.push(with_signature(
-                    part,
-                    same,
-                    call.thought_signature.as_deref(),
-                ));
-            }
+            ContentBlock::ToolCall(call) => parts.push(Part::FunctionCall {
+                function_call: FunctionCall {
+                    id: requires_tool_call_id(&model.id).then_some(call.id.as_str()),
+                    args: &call.arguments,
+                    name: &call.name,
+                },
+                thought_signature: signature(same, call.thought_signature.as_deref()),
+            }),
             _ => {}
         }
     }
     parts
 }
 
+/// The text blocks joined with newlines; borrowed when there is at most one.
+fn joined_text(content: &[ContentBlock]) -> Cow<'_, str> {
+    let mut texts = content.iter().filter_map(ContentBlock::as_text);
+    let Some(first) = texts.next() else {
+        return Cow::Borrowed("");
+    };
+    let Some(second) = texts.next() else {
+        return Cow::Borrowed(first);
+    };
+    let mut joined = format!("{first}\n{second}");
+    for text in texts {
+        joined.push('\n');
+        joined.push_str(text);
+    }
+    Cow::Owned(joined)
+}
+
 /// Appends one tool result: a `functionResponse` part, merged into the previous user content when
 /// that content already holds function responses (all responses of a turn go in one content).
-fn push_tool_result(contents: &mut Vec<Value>, result: &ToolResultMessage, model: &Model) {
-    let text: Vec<&str> = result
-        .content
-        .iter()
-        .filter_map(ContentBlock::as_text)
-        .collect();
-    let text = text.join("\n");
+fn push_tool_result<'a>(
+    contents: &mut Vec<WireContent<'a>>,
+    result: &'a ToolResultMessage,
+    model: &Model,
+) {
+    let text = joined_text(&result.content);
     let vision = model.input.iter().any(|kind| kind == "image");
     let images: Vec<&ImageContent> = result
         .content
@@ -159,51 +164,48 @@ fn push_tool_result(contents: &mut Vec<Value>, result: &ToolResultMessage, model
     let value = if !text.is_empty() {
         text
     } else if !images.is_empty() {
-        SEE_ATTACHED_IMAGE.to_owned()
+        Cow::Borrowed(SEE_ATTACHED_IMAGE)
     } else {
-        String::new()
+        Cow::Borrowed("")
     };
     let nested_images = supports_multimodal_function_response(&model.id);
-    let mut response = Map::new();
-    response.insert("name".into(), json!(result.tool_name));
-    let key = if result.is_error { "error" } else { "output" };
-    response.insert("response".into(), json!({ key: value }));
-    if !images.is_empty() && nested_images {
-        // Nested parts pass through the SDK untouched, so they keep Pi's own key order.
-        let parts: Vec<Value> = images
-            .iter()
-            .map(|image| json!({"inlineData": {"mimeType": image.mime_type, "data": image.data}}))
-            .collect();
-        response.insert("parts".into(), Value::Array(parts));
-    }
-    if requires_tool_call_id(&model.id) {
-        response.insert("id".into(), json!(result.tool_call_id));
-    }
-    let part = json!({"functionResponse": response});
+    let part = Part::FunctionResponse {
+        function_response: FunctionResponse {
+            name: &result.tool_name,
+            response: if result.is_error {
+                ResponseValue::Error(value)
+            } else {
+                ResponseValue::Output(value)
+            },
+            parts: (!images.is_empty() && nested_images).then(|| {
+                images
+                    .iter()
+                    .map(|image| NestedImage::new(&image.mime_type, &image.data))
+                    .collect()
+            }),
+            id: requires_tool_call_id(&model.id).then_some(result.tool_call_id.as_str()),
+        },
+    };
 
-    let merged = contents.last_mut().is_some_and(|last| {
-        let holds_responses = last["role"] == "user"
-            && last["parts"]
-                .as_array()
-                .is_some_and(|parts| parts.iter().any(|p| p.get("functionResponse").is_some()));
-        if let (true, Some(parts)) = (holds_responses, last["parts"].as_array_mut()) {
-            parts.push(part.clone());
-            return true;
+    match contents.last_mut() {
+        Some(last) if last.role == "user" && last.parts.iter().any(Part::is_function_response) => {
+            last.parts.push(part);
         }
-        false
-    });
-    if !merged {
-        contents.push(content("user", vec![part]));
+        _ => contents.push(content("user", vec![part])),
     }
     if !images.is_empty() && !nested_images {
-        let mut parts = vec![json!({"text": TOOL_RESULT_IMAGE})];
-        parts.extend(images.into_iter().map(inline_data));
+        let mut parts = vec![Part::text(TOOL_RESULT_IMAGE)];
+        parts.extend(
+            images
+                .into_iter()
+                .map(|image| Part::image(&image.mime_type, &image.data)),
+        );
         contents.push(content("user", parts));
     }
 }
 
 /// Converts transformed messages (see [`rho_ai::transform::transform_messages`]) to `contents`.
-pub fn convert_messages(messages: &[Message], model: &Model) -> Vec<Value> {
+pub fn convert_messages<'a>(messages: &'a [Message], model: &Model) -> Vec<WireContent<'a>> {
     let mut contents = Vec::with_capacity(messages.len());
     for message in messages {
         match message {
@@ -226,21 +228,21 @@ pub fn convert_messages(messages: &[Message], model: &Model) -> Vec<Value> {
 }
 
 /// `[{functionDeclarations:[{name, description, parametersJsonSchema}]}]`, or `None` without tools.
-pub fn convert_tools(tools: &[ToolSpec]) -> Option<Value> {
+pub fn convert_tools(tools: &[ToolSpec]) -> Option<[Tools<'_>; 1]> {
     if tools.is_empty() {
         return None;
     }
-    let declarations: Vec<Value> = tools
+    let function_declarations = tools
         .iter()
-        .map(|tool| {
-            json!({
-                "name": tool.name,
-                "description": tool.description,
-                "parametersJsonSchema": tool.parameters,
-            })
+        .map(|tool| FunctionDeclaration {
+            name: &tool.name,
+            description: &tool.description,
+            parameters_json_schema: &tool.parameters,
         })
         .collect();
-    Some(json!([{ "functionDeclarations": declarations }]))
+    Some([Tools {
+        function_declarations,
+    }])
 }
 
 #[cfg(test)]

@@ -4,9 +4,11 @@
 use std::time::Duration;
 
 use rho_ai::{AssistantMessageEventStream, Context, ErrorKind, Model, Provider, StreamOptions};
-use rho_http::{HttpClient, PostRequest, SseFolder, fail_before_request, start_sse_call};
+use rho_http::{
+    HttpClient, PostRequest, SseFolder, fail_before_request, start_sse_call, unwritable,
+};
 
-use crate::request::{google_headers, stream_url, to_google_request};
+use crate::request::{google_headers, google_request_body, stream_url};
 use crate::stream::GoogleFolder;
 
 /// The `google-generative-ai` provider (Gemini API, `streamGenerateContent`).
@@ -40,11 +42,16 @@ impl Provider for GoogleProvider {
             let text = format!("No API key for provider: {}", model.provider);
             return fail_before_request(template, ErrorKind::Auth, text);
         };
-        let body = to_google_request(model, &context, &options);
+        let body = match google_request_body(model, &context, &options) {
+            Ok(body) => body,
+            Err(e) => {
+                return fail_before_request(template, ErrorKind::InvalidRequest, unwritable(&e));
+            }
+        };
         let request = PostRequest {
             url: stream_url(&model.base_url, &model.id),
             headers: google_headers(model, api_key),
-            body: PostRequest::json_body(&body),
+            body,
         };
         start_sse_call(
             &self.client,

@@ -4,10 +4,12 @@
 
 use rho_ai::transform::transform_messages;
 use rho_ai::{Context, Model, StreamOptions};
-use serde_json::{Map, Value, json};
+use rho_http::PostRequest;
+use serde_json::Value;
 
 use crate::convert::{convert_messages, convert_tools, normalize_tool_call_id};
 use crate::thinking::thinking_config;
+use crate::wire::{GenerateContentRequest, GenerationConfig, Part, WireContent};
 
 /// The output cap used when the caller sets none (Pi's `streamSimple` base).
 pub const DEFAULT_MAX_TOKENS_CAP: u64 = 32_000;
@@ -25,40 +27,54 @@ pub fn stream_url(base_url: &str, model_id: &str) -> String {
     format!("{base}/{path}:streamGenerateContent?alt=sse")
 }
 
-/// The request body.
+/// The request body, as a JSON value (for inspection; the provider sends
+/// [`google_request_body`]).
 pub fn to_google_request(model: &Model, context: &Context, options: &StreamOptions) -> Value {
+    with_request(model, context, options, |request| {
+        serde_json::to_value(request).unwrap_or_default()
+    })
+}
+
+/// The request body as the bytes sent: the typed body of [`crate::wire`], borrowed from the
+/// context and serialized straight into bytes.
+pub fn google_request_body(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+) -> Result<Vec<u8>, serde_json::Error> {
+    with_request(model, context, options, |request| {
+        PostRequest::try_json_body(request)
+    })
+}
+
+/// Builds the typed body (borrowing the transformed transcript, which lives only for this call)
+/// and hands it to `write`.
+fn with_request<R>(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    write: impl FnOnce(&GenerateContentRequest<'_>) -> R,
+) -> R {
     let normalize = |id: &str| normalize_tool_call_id(&model.id, id);
     let messages = transform_messages(&context.messages, model, &normalize);
-
-    let mut body = Map::new();
-    body.insert(
-        "contents".into(),
-        Value::Array(convert_messages(&messages, model)),
-    );
-    if let Some(system) = context.system_prompt.as_deref().filter(|s| !s.is_empty()) {
-        body.insert(
-            "systemInstruction".into(),
-            json!({"parts": [{"text": system}], "role": "user"}),
-        );
-    }
-    if let Some(tools) = convert_tools(&context.tools) {
-        body.insert("tools".into(), tools);
-    }
-    let mut generation = Map::new();
-    if let Some(temperature) = options.temperature {
-        generation.insert("temperature".into(), json!(temperature));
-    }
-    let max_tokens = options
+    let system = context.system_prompt.as_deref().filter(|s| !s.is_empty());
+    let max_output_tokens = options
         .max_tokens
         .or_else(|| (model.max_tokens > 0).then(|| model.max_tokens.min(DEFAULT_MAX_TOKENS_CAP)));
-    if let Some(max_tokens) = max_tokens {
-        generation.insert("maxOutputTokens".into(), json!(max_tokens));
-    }
-    if let Some(thinking) = thinking_config(model, options) {
-        generation.insert("thinkingConfig".into(), thinking);
-    }
-    body.insert("generationConfig".into(), Value::Object(generation));
-    Value::Object(body)
+    let request = GenerateContentRequest {
+        contents: convert_messages(&messages, model),
+        system_instruction: system.map(|text| WireContent {
+            parts: vec![Part::text(text)],
+            role: "user",
+        }),
+        tools: convert_tools(&context.tools),
+        generation_config: GenerationConfig {
+            temperature: options.temperature,
+            max_output_tokens,
+            thinking_config: thinking_config(model, options),
+        },
+    };
+    write(&request)
 }
 
 /// The request headers: the key, then `model.headers` (which replace a header of the same name,

@@ -5,6 +5,7 @@ mod common;
 
 mod chunking;
 mod fixtures;
+mod golden;
 mod provider;
 mod request;
 mod stream_faults;

@@ -40,3 +40,9 @@ pub fn fail_before_request(
     sender.fail(message, kind, text);
     stream
 }
+
+/// The error text of a request body that could not be written (see
+/// [`PostRequest::try_json_body`](crate::PostRequest::try_json_body)); nothing was sent.
+pub fn unwritable(error: &serde_json::Error) -> String {
+    format!("Could not write the request body: {error}")
+}

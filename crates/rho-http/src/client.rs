@@ -40,12 +40,19 @@ impl PostRequest {
     /// into bytes: `Display` goes through `fmt::Write`, which made up a large share of a long
     /// session's cost, where every request carries the whole transcript.
     pub fn json_body(body: &serde_json::Value) -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(4096);
         // Writing a `Value` into a `Vec` cannot fail (its keys are strings, the `Vec` grows).
-        match serde_json::to_writer(&mut bytes, body) {
-            Ok(()) => bytes,
-            Err(_) => body.to_string().into_bytes(),
-        }
+        Self::try_json_body(body).unwrap_or_else(|_| body.to_string().into_bytes())
+    }
+
+    /// Any serializable `body` (a provider's typed request) written compactly, straight into
+    /// bytes. Fails only where serde_json cannot write the value: a map whose keys are not
+    /// strings, or a `Serialize` implementation that reports an error.
+    pub fn try_json_body<T: serde::Serialize + ?Sized>(
+        body: &T,
+    ) -> Result<Vec<u8>, serde_json::Error> {
+        let mut bytes = Vec::with_capacity(4096);
+        serde_json::to_writer(&mut bytes, body)?;
+        Ok(bytes)
     }
 }
 

@@ -25,6 +25,11 @@
 //! response, `StreamCut` when the body breaks, `IdleTimeout` when nothing arrives in time,
 //! `Aborted` when cancelled, and whatever the folder reports for protocol problems.
 //!
+//! # Long conversations
+//!
+//! Every request carries the whole transcript. [`WireCache`] keeps the serialized messages of a
+//! conversation's last request, so the next one writes only what is new and copies the rest.
+//!
 //! # Secrets
 //!
 //! Header values are never printed: [`PostRequest`]'s `Debug` shows header names only, error
@@ -37,14 +42,16 @@ mod driver;
 mod retry_after;
 pub mod sse;
 pub mod wire;
+pub mod wire_cache;
 
 use rho_ai::{AssistantMessage, ErrorKind, StreamSender};
 
-pub use call::{fail_before_request, start_sse_call};
+pub use call::{fail_before_request, start_sse_call, unwritable};
 pub use client::{HttpClient, HttpConfig, PostRequest};
 pub use driver::{ABORTED_MESSAGE, CallLimits, MAX_ERROR_BODY, http_error_message, run_sse_stream};
 pub use retry_after::retry_after_ms;
 pub use sse::{SseEvent, SseParser};
+pub use wire_cache::WireCache;
 
 /// What to do after one SSE event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -139,8 +139,15 @@ mod tests {
         kill_running_commands();
         assert_eq!(waiter.join().ok().flatten(), None);
         let _ = std::fs::remove_file(&marker);
-        // SIGKILL is delivered before kill(2) returns; a killed process is a zombie (state Z) until
-        // its new parent reaps it, which is not a running process.
-        assert!(!running(pid), "the command's background process outlived the kill");
+        // A SIGKILL takes effect when the process is next scheduled; killed, it is a zombie (state
+        // Z) until its new parent reaps it, which is not a running process.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while running(pid) && std::time::Instant::now() < deadline {
+            thread::yield_now();
+        }
+        assert!(
+            !running(pid),
+            "the command's background process outlived the kill"
+        );
     }
 }

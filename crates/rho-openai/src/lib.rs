@@ -2,6 +2,7 @@
 //! the API most OpenAI-compatible servers implement; `responses` speaks the Responses API
 //! (`openai-responses`).
 
+pub mod body;
 pub mod completions;
 pub mod responses;
 

@@ -22,10 +22,13 @@
 //! every connection it is serving.
 //!
 //! [`fold::fold_sse`] feeds an SSE body, in any chunking, through a provider's `SseFolder` without
-//! HTTP and collects the events, the way the HTTP driver ends a stream. With the `agent` feature,
-//! `tools` holds agent tools with fixed answers for runs of the real agent loop.
+//! HTTP and collects the events, the way the HTTP driver ends a stream. [`golden`] holds the
+//! representative transcripts every provider's request body is pinned on, byte for byte. With
+//! the `agent` feature, `tools` holds agent tools with fixed answers for runs of the real agent
+//! loop.
 
 pub mod fold;
+pub mod golden;
 pub mod prerequisite;
 mod response;
 mod server;

@@ -135,6 +135,11 @@ async fn sigterm_during_a_slow_key_command_exits_143_flushed_and_kills_its_proce
     rpc.signal("TERM");
     let status = rpc.wait_for_exit(Duration::from_secs(20));
     assert_eq!(status.code(), Some(143));
+    // A SIGKILL takes effect when the process is next scheduled.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !running_in_group(pgid).is_empty() && Instant::now() < deadline {
+        std::thread::yield_now();
+    }
     assert_eq!(
         running_in_group(pgid),
         Vec::<i32>::new(),

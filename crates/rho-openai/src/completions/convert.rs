@@ -1,12 +1,16 @@
 //! rho messages → Chat Completions `messages` (pi-reference §5.3 "Messages").
 //!
 //! Input is the transcript after `transform_messages` (§5.0), so foreign thinking is already
-//! text, failed assistant turns are gone and every tool call has a result.
+//! text, failed assistant turns are gone and every tool call has a result. The wire messages
+//! borrow from it (see [`super::wire`]): nothing of the transcript is copied.
+
+use std::borrow::Cow;
 
 use rho_ai::{ContentBlock, Message, Model, ToolCall, ToolResultMessage, UserContent};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::compat::{CompletionsCompat, ThinkingFormat};
+use super::wire::{MessageContent, Outgoing, Part, Role, WireMessage, WireToolCall};
 
 /// The reasoning delta fields a server streams; a thinking block's signature names one of them,
 /// and replay writes the thinking back under that name.
@@ -46,87 +50,137 @@ fn supports_images(model: &Model) -> bool {
     model.input.iter().any(|kind| kind == "image")
 }
 
-fn image_part(mime_type: &str, data: &str) -> Value {
-    json!({"type": "image_url", "image_url": {"url": format!("data:{mime_type};base64,{data}")}})
+/// `pieces` joined with `separator`; borrowed when there is at most one.
+fn join<'a>(mut pieces: impl Iterator<Item = &'a str>, separator: &str) -> Cow<'a, str> {
+    let Some(first) = pieces.next() else {
+        return Cow::Borrowed("");
+    };
+    let Some(second) = pieces.next() else {
+        return Cow::Borrowed(first);
+    };
+    let mut joined = format!("{first}{separator}{second}");
+    for piece in pieces {
+        joined.push_str(separator);
+        joined.push_str(piece);
+    }
+    Cow::Owned(joined)
 }
 
-/// Converts the system prompt and the (transformed) transcript to wire messages.
-pub fn convert_messages(
+/// The wire message a transformed message becomes on its own (`None` when it sends nothing):
+/// the unit that a conversation's [`rho_http::WireCache`] keeps. What depends on neighbours
+/// (the bridge after tool results, the images of a run of results) is added by
+/// [`convert_messages`].
+pub fn message_unit<'a>(
     model: &Model,
-    system_prompt: Option<&str>,
-    messages: &[Message],
     compat: &CompletionsCompat,
-) -> Vec<Value> {
+    message: &'a Message,
+) -> Option<WireMessage<'a>> {
+    match message {
+        Message::User(user) => user_content(model, &user.content)
+            .map(|content| WireMessage::plain(Role::User, content)),
+        Message::Assistant(assistant) => assistant_message(&assistant.content, compat),
+        Message::ToolResult(result) => Some(tool_message(result, compat)),
+    }
+}
+
+/// Converts the system prompt and the (transformed) transcript to wire messages. `unit` gives
+/// the wire message of the `i`-th message on its own (see [`message_unit`]), built now or
+/// written by an earlier request.
+pub fn convert_messages<'a>(
+    model: &Model,
+    system_prompt: Option<&'a str>,
+    messages: &'a [Message],
+    compat: &CompletionsCompat,
+    unit: &dyn Fn(usize) -> Option<Outgoing<'a>>,
+) -> Vec<Outgoing<'a>> {
     let mut out = Vec::with_capacity(messages.len() + 1);
     if let Some(prompt) = system_prompt.filter(|p| !p.is_empty()) {
         let role = if model.reasoning && compat.supports_developer_role {
-            "developer"
+            Role::Developer
         } else {
-            "system"
+            Role::System
         };
-        out.push(json!({"role": role, "content": prompt}));
+        let system = WireMessage::plain(role, MessageContent::Text(prompt.into()));
+        out.push(Outgoing::Built(Box::new(system)));
     }
     let mut last_role: Option<&'static str> = None;
     let mut i = 0;
     while let Some(message) = messages.get(i) {
+        let position = i;
         i += 1;
         match message {
-            Message::User(user) => {
+            Message::User(_) => {
                 if compat.requires_assistant_after_tool_result && last_role == Some("toolResult") {
-                    out.push(json!({"role": "assistant", "content": TOOL_RESULTS_PROCESSED}));
+                    out.push(Outgoing::Built(Box::new(tool_results_processed())));
                 }
-                let Some(content) = user_content(model, &user.content) else {
+                let Some(wire) = unit(position) else {
                     continue;
                 };
-                out.push(json!({"role": "user", "content": content}));
+                out.push(wire);
                 last_role = Some("user");
             }
-            Message::Assistant(assistant) => {
-                if let Some(wire) = assistant_message(&assistant.content, compat) {
+            Message::Assistant(_) => {
+                if let Some(wire) = unit(position) {
                     out.push(wire);
                     last_role = Some("assistant");
                 }
             }
-            Message::ToolResult(first) => {
+            Message::ToolResult(_) => {
                 // A run of consecutive results is one unit: their images follow as one user message.
-                let mut run = vec![first.as_ref()];
-                while let Some(Message::ToolResult(next)) = messages.get(i) {
-                    run.push(next.as_ref());
+                out.extend(unit(position));
+                while let Some(Message::ToolResult(_)) = messages.get(i) {
+                    out.extend(unit(i));
                     i += 1;
                 }
-                last_role = Some(push_tool_results(model, &run, compat, &mut out));
+                let run = &messages[position..i];
+                last_role = Some(push_tool_images(model, run, compat, &mut out));
             }
         }
     }
     out
 }
 
+/// The synthetic assistant turn between tool results and a user message.
+fn tool_results_processed() -> WireMessage<'static> {
+    WireMessage::plain(
+        Role::Assistant,
+        MessageContent::Text(TOOL_RESULTS_PROCESSED.into()),
+    )
+}
+
 /// A user message's content: a string, or text and image parts (`None` when nothing is left).
-fn user_content(model: &Model, content: &UserContent) -> Option<Value> {
+fn user_content<'a>(model: &Model, content: &'a UserContent) -> Option<MessageContent<'a>> {
     let blocks = match content {
-        UserContent::Text(text) => return Some(Value::String(text.clone())),
+        UserContent::Text(text) => return Some(MessageContent::Text(text.into())),
         UserContent::Blocks(blocks) => blocks,
     };
     let vision = supports_images(model);
-    let parts: Vec<Value> = blocks
+    let parts: Vec<Part<'a>> = blocks
         .iter()
         .filter_map(|block| match block {
-            ContentBlock::Text(t) => Some(json!({"type": "text", "text": t.text})),
-            ContentBlock::Image(image) if vision => Some(image_part(&image.mime_type, &image.data)),
+            ContentBlock::Text(t) => Some(Part::Text { text: &t.text }),
+            ContentBlock::Image(image) if vision => {
+                Some(Part::image(&image.mime_type, &image.data))
+            }
             _ => None,
         })
         .collect();
-    (!parts.is_empty()).then_some(Value::Array(parts))
+    (!parts.is_empty()).then_some(MessageContent::Parts(parts))
 }
 
 /// An assistant message, or `None` when it has neither content nor tool calls (servers reject
 /// empty assistant turns, e.g. an aborted response that streamed nothing).
-fn assistant_message(content: &[ContentBlock], compat: &CompletionsCompat) -> Option<Value> {
-    let text: String = content
-        .iter()
-        .filter_map(ContentBlock::as_text)
-        .filter(|t| !t.trim().is_empty())
-        .collect();
+fn assistant_message<'a>(
+    content: &'a [ContentBlock],
+    compat: &CompletionsCompat,
+) -> Option<WireMessage<'a>> {
+    let text = join(
+        content
+            .iter()
+            .filter_map(ContentBlock::as_text)
+            .filter(|t| !t.trim().is_empty()),
+        "",
+    );
     let thinking: Vec<(&str, Option<&str>)> = content
         .iter()
         .filter_map(|block| match block {
@@ -145,61 +199,47 @@ fn assistant_message(content: &[ContentBlock], compat: &CompletionsCompat) -> Op
         .collect();
 
     let mut text = Some(text).filter(|t| !t.is_empty());
-    let mut reasoning: Option<(&str, String)> = None;
+    let mut reasoning: Option<(&str, Cow<'a, str>)> = None;
     if let Some((_, signature)) = thinking.first() {
+        let thoughts = |separator| join(thinking.iter().map(|(t, _)| *t), separator);
         if compat.requires_thinking_as_text {
-            let thoughts = thinking
-                .iter()
-                .map(|(t, _)| *t)
-                .collect::<Vec<_>>()
-                .join("\n\n");
+            let thoughts = thoughts("\n\n");
             text = Some(match text {
-                Some(text) => format!("{thoughts}\n\n{text}"),
+                Some(text) => Cow::Owned(format!("{thoughts}\n\n{text}")),
                 None => thoughts,
             });
         } else if let Some(field) =
             signature.and_then(|s| REASONING_FIELDS.iter().find(|f| **f == s))
         {
-            let joined = thinking
-                .iter()
-                .map(|(t, _)| *t)
-                .collect::<Vec<_>>()
-                .join("\n");
-            reasoning = Some((field, joined));
+            reasoning = Some((field, thoughts("\n")));
         }
     }
     if text.is_none() && calls.is_empty() {
         return None;
     }
 
-    let mut wire = Map::new();
-    wire.insert("role".into(), "assistant".into());
     let empty = if compat.requires_assistant_after_tool_result {
-        Value::String(String::new())
+        MessageContent::Text(Cow::Borrowed(""))
     } else {
-        Value::Null
+        MessageContent::Null
     };
-    wire.insert("content".into(), text.map_or(empty, Value::String));
-    if let Some((field, joined)) = reasoning {
-        wire.insert(field.into(), Value::String(joined));
+    let mut wire = WireMessage::plain(Role::Assistant, text.map_or(empty, MessageContent::Text));
+    match reasoning {
+        Some(("reasoning", joined)) => wire.reasoning = Some(joined),
+        Some(("reasoning_text", joined)) => wire.reasoning_text = Some(joined),
+        Some((_, joined)) => wire.reasoning_content = Some(joined),
+        None => {}
     }
-    if compat.thinking_format == ThinkingFormat::Deepseek && !wire.contains_key("reasoning_content")
-    {
+    if compat.thinking_format == ThinkingFormat::Deepseek && wire.reasoning_content.is_none() {
         // DeepSeek rejects a replayed assistant turn without `reasoning_content` in thinking mode.
-        wire.insert("reasoning_content".into(), Value::String(String::new()));
+        wire.reasoning_content = Some(Cow::Borrowed(""));
     }
     if !calls.is_empty() {
-        let tool_calls: Vec<Value> = calls
+        let tool_calls = calls
             .iter()
-            .map(|call| {
-                json!({
-                    "id": call.id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": call.arguments.to_string()},
-                })
-            })
+            .map(|call| WireToolCall::new(&call.id, &call.name, &call.arguments))
             .collect();
-        wire.insert("tool_calls".into(), Value::Array(tool_calls));
+        wire.tool_calls = Some(tool_calls);
         let details: Vec<Value> = calls
             .iter()
             .filter_map(|call| call.thought_signature.as_deref())
@@ -207,55 +247,64 @@ fn assistant_message(content: &[ContentBlock], compat: &CompletionsCompat) -> Op
             .filter(|detail| !detail.is_null())
             .collect();
         if !details.is_empty() {
-            wire.insert("reasoning_details".into(), Value::Array(details));
+            wire.reasoning_details = Some(details);
         }
     }
-    Some(Value::Object(wire))
+    Some(wire)
 }
 
-/// Pushes a run of tool results (and the user message with their images); returns the role the
-/// next message follows.
-fn push_tool_results(
-    model: &Model,
-    run: &[&ToolResultMessage],
-    compat: &CompletionsCompat,
-    out: &mut Vec<Value>,
-) -> &'static str {
-    let vision = supports_images(model);
-    let mut images = Vec::new();
-    for result in run {
-        let text = result
-            .content
-            .iter()
-            .filter_map(ContentBlock::as_text)
-            .collect::<Vec<_>>()
-            .join("\n");
-        let content = if text.is_empty() {
-            SEE_ATTACHED_IMAGE.to_owned()
-        } else {
-            text
-        };
-        let mut wire =
-            json!({"role": "tool", "content": content, "tool_call_id": result.tool_call_id});
-        if compat.requires_tool_result_name && !result.tool_name.is_empty() {
-            wire["name"] = Value::String(result.tool_name.clone());
-        }
-        out.push(wire);
-        if vision {
-            images.extend(result.content.iter().filter_map(|block| match block {
-                ContentBlock::Image(image) => Some(image_part(&image.mime_type, &image.data)),
-                _ => None,
-            }));
-        }
+/// One tool result as a `tool` message.
+fn tool_message<'a>(result: &'a ToolResultMessage, compat: &CompletionsCompat) -> WireMessage<'a> {
+    let text = join(
+        result.content.iter().filter_map(ContentBlock::as_text),
+        "\n",
+    );
+    let content = if text.is_empty() {
+        Cow::Borrowed(SEE_ATTACHED_IMAGE)
+    } else {
+        text
+    };
+    let mut wire = WireMessage::plain(Role::Tool, MessageContent::Text(content));
+    wire.tool_call_id = Some(&result.tool_call_id);
+    if compat.requires_tool_result_name && !result.tool_name.is_empty() {
+        wire.name = Some(&result.tool_name);
     }
+    wire
+}
+
+/// Pushes the user message with the images of a run of tool results (when the model sees
+/// images and there are any); returns the role the next message follows.
+fn push_tool_images<'a>(
+    model: &Model,
+    run: &'a [Message],
+    compat: &CompletionsCompat,
+    out: &mut Vec<Outgoing<'a>>,
+) -> &'static str {
+    let images: Vec<Part<'a>> = if supports_images(model) {
+        run.iter()
+            .flat_map(|message| match message {
+                Message::ToolResult(result) => result.content.as_slice(),
+                Message::User(_) | Message::Assistant(_) => &[],
+            })
+            .filter_map(|block| match block {
+                ContentBlock::Image(image) => Some(Part::image(&image.mime_type, &image.data)),
+                _ => None,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     if images.is_empty() {
         return "toolResult";
     }
     if compat.requires_assistant_after_tool_result {
-        out.push(json!({"role": "assistant", "content": TOOL_RESULTS_PROCESSED}));
+        out.push(Outgoing::Built(Box::new(tool_results_processed())));
     }
-    let mut parts = vec![json!({"type": "text", "text": TOOL_IMAGES_INTRO})];
+    let mut parts = vec![Part::Text {
+        text: TOOL_IMAGES_INTRO,
+    }];
     parts.extend(images);
-    out.push(json!({"role": "user", "content": parts}));
+    let images = WireMessage::plain(Role::User, MessageContent::Parts(parts));
+    out.push(Outgoing::Built(Box::new(images)));
     "user"
 }

@@ -8,10 +8,14 @@ pub mod provider;
 pub mod request;
 pub mod stream;
 mod usage;
+pub mod wire;
 
 pub use compat::{CompletionsCompat, MaxTokensField, ThinkingFormat};
 pub use convert::normalize_tool_call_id;
 pub use errors::{classify_http_error, http_error_message};
 pub use provider::{CompletionsProvider, is_loopback_url};
-pub use request::{completions_url, request_headers, to_completions_request};
+pub use request::{
+    CompletionsWriter, completions_request_body, completions_url, request_headers,
+    to_completions_request,
+};
 pub use stream::CompletionsFolder;

@@ -3,12 +3,15 @@
 //! the session's, visible as an event.
 
 use std::net::IpAddr;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rho_ai::{AssistantMessageEventStream, Context, ErrorKind, Model, Provider, StreamOptions};
-use rho_http::{HttpClient, PostRequest, SseFolder, fail_before_request, start_sse_call};
+use rho_http::{
+    HttpClient, PostRequest, SseFolder, fail_before_request, start_sse_call, unwritable,
+};
 
-use super::request::{completions_url, request_headers, to_completions_request};
+use super::request::{CompletionsWriter, completions_url, request_headers};
 use super::stream::CompletionsFolder;
 
 /// The `openai-completions` provider.
@@ -16,6 +19,10 @@ use super::stream::CompletionsFolder;
 pub struct CompletionsProvider {
     client: HttpClient,
     idle_timeout: Duration,
+    /// The conversation's message text, reused from one request to the next. Shared by clones;
+    /// calls for other conversations through the same provider stay correct, they only make it
+    /// write more.
+    writer: Arc<Mutex<CompletionsWriter>>,
 }
 
 impl CompletionsProvider {
@@ -25,6 +32,7 @@ impl CompletionsProvider {
         CompletionsProvider {
             client,
             idle_timeout,
+            writer: Arc::default(),
         }
     }
 }
@@ -64,11 +72,19 @@ impl Provider for CompletionsProvider {
             let text = format!("No API key for provider: {}", model.provider);
             return fail_before_request(template, ErrorKind::Auth, text);
         }
-        let body = to_completions_request(model, &context, &options);
+        let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let body = writer.body(model, &context, &options);
+        drop(writer);
+        let body = match body {
+            Ok(body) => body,
+            Err(e) => {
+                return fail_before_request(template, ErrorKind::InvalidRequest, unwritable(&e));
+            }
+        };
         let request = PostRequest {
             url: completions_url(model),
             headers: request_headers(model, api_key),
-            body: PostRequest::json_body(&body),
+            body,
         };
         start_sse_call(
             &self.client,

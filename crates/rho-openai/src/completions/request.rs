@@ -2,10 +2,17 @@
 
 use rho_ai::transform::transform_messages;
 use rho_ai::{Context, Message, Model, StreamOptions, ToolSpec};
-use serde_json::{Map, Number, Value, json};
+use rho_http::WireCache;
+use rho_http::wire_cache::unit;
+use serde_json::Value;
 
-use super::compat::{CompletionsCompat, ThinkingFormat};
-use super::convert::{convert_messages, normalize_tool_call_id};
+use super::compat::{CompletionsCompat, MaxTokensField, ThinkingFormat};
+use super::convert::{convert_messages, message_unit, normalize_tool_call_id};
+use super::wire::{
+    ChatTemplateKwargs, CompletionsRequest, Effort, IncludeUsage, Outgoing, ThinkingSwitch,
+    WireTool,
+};
+use crate::body::JsNumber;
 
 /// Pi's cap on the default output budget when the caller sets none (pi-reference §2.1).
 const DEFAULT_MAX_TOKENS_CAP: u64 = 32_000;
@@ -35,14 +42,6 @@ pub fn request_headers(model: &Model, api_key: Option<&str>) -> Vec<(String, Str
     headers
 }
 
-/// A JSON number written as JavaScript would (`1`, not `1.0`); `None` for NaN and infinities.
-fn js_number(value: f64) -> Option<Value> {
-    if value.fract() == 0.0 && value.abs() < 9.0e15 {
-        return Some(Value::Number(Number::from(value as i64)));
-    }
-    Number::from_f64(value).map(Value::Number)
-}
-
 fn has_tool_history(messages: &[Message]) -> bool {
     messages.iter().any(|message| match message {
         Message::ToolResult(_) => true,
@@ -51,68 +50,132 @@ fn has_tool_history(messages: &[Message]) -> bool {
     })
 }
 
-fn convert_tools(tools: &[ToolSpec], compat: &CompletionsCompat) -> Value {
-    let tools = tools
+fn convert_tools<'a>(tools: &'a [ToolSpec], compat: &CompletionsCompat) -> Vec<WireTool<'a>> {
+    let strict = compat.supports_strict_mode.then_some(false);
+    tools
         .iter()
-        .map(|tool| {
-            let mut function = json!({
-                "name": tool.name,
-                "description": tool.description,
-                "parameters": tool.parameters,
-            });
-            if compat.supports_strict_mode {
-                function["strict"] = Value::Bool(false);
-            }
-            json!({"type": "function", "function": function})
-        })
-        .collect();
-    Value::Array(tools)
+        .map(|tool| WireTool::function(&tool.name, &tool.description, &tool.parameters, strict))
+        .collect()
 }
 
 /// Builds the streaming request body for `model` with the compat switches of
-/// [`CompletionsCompat::for_model`].
+/// [`CompletionsCompat::for_model`], as a JSON value (for inspection; the provider sends
+/// [`CompletionsWriter::body`]).
 pub fn to_completions_request(model: &Model, context: &Context, options: &StreamOptions) -> Value {
-    let compat = CompletionsCompat::for_model(model);
-    let normalize = |id: &str| normalize_tool_call_id(id, model);
-    let messages = transform_messages(&context.messages, model, &normalize);
-    let wire_messages =
-        convert_messages(model, context.system_prompt.as_deref(), &messages, &compat);
+    CompletionsWriter::default()
+        .with_request(model, context, options, |request| {
+            serde_json::to_value(request).unwrap_or_default()
+        })
+        .unwrap_or_default()
+}
 
-    let mut body = Map::new();
-    body.insert("model".into(), Value::String(model.id.clone()));
-    body.insert("messages".into(), Value::Array(wire_messages));
-    body.insert("stream".into(), Value::Bool(true));
-    if compat.supports_usage_in_streaming {
-        body.insert("stream_options".into(), json!({"include_usage": true}));
+/// The request body as the bytes sent, written from scratch (what
+/// [`CompletionsWriter::body`] sends on a conversation's first request).
+pub fn completions_request_body(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+) -> Result<Vec<u8>, serde_json::Error> {
+    CompletionsWriter::default().body(model, context, options)
+}
+
+/// Writes the request bodies of one conversation: the typed body of [`super::wire`], borrowed
+/// from the context and serialized straight into bytes, with each message written once and its
+/// text reused by the later requests that carry it again (see [`WireCache`]).
+#[derive(Debug, Default)]
+pub struct CompletionsWriter {
+    cache: WireCache<Model>,
+    /// The size of the last body: the next one is at least as big, so its buffer is allocated
+    /// once instead of grown (and copied) a dozen times.
+    last_len: usize,
+}
+
+impl CompletionsWriter {
+    /// The body of the next request of the conversation.
+    pub fn body(
+        &mut self,
+        model: &Model,
+        context: &Context,
+        options: &StreamOptions,
+    ) -> Result<Vec<u8>, serde_json::Error> {
+        let capacity = self.last_len + self.last_len / 8 + 4096;
+        let body = self.with_request(model, context, options, |request| {
+            let mut bytes = Vec::with_capacity(capacity);
+            serde_json::to_writer(&mut bytes, request).map(|()| bytes)
+        })??;
+        self.last_len = body.len();
+        Ok(body)
     }
-    if compat.supports_store {
-        body.insert("store".into(), Value::Bool(false));
+
+    /// Builds the typed body (borrowing the transformed transcript, which lives only for this
+    /// call, and the cached units) and hands it to `write`.
+    fn with_request<R>(
+        &mut self,
+        model: &Model,
+        context: &Context,
+        options: &StreamOptions,
+        write: impl FnOnce(&CompletionsRequest<'_>) -> R,
+    ) -> Result<R, serde_json::Error> {
+        let compat = CompletionsCompat::for_model(model);
+        let normalize = |id: &str| normalize_tool_call_id(id, model);
+        let messages = transform_messages(&context.messages, model, &normalize);
+        self.cache.start(model);
+        for (position, message) in messages.iter().enumerate() {
+            self.cache.units(position, message, 0, || {
+                message_unit(model, &compat, message)
+                    .map(|wire| unit(&wire))
+                    .into_iter()
+                    .collect()
+            })?;
+        }
+        self.cache.finish(messages.len());
+        let cache = &self.cache;
+        let written = |position: usize| cache.get(position).first().map(|u| Outgoing::Written(u));
+
+        let default_max =
+            (model.max_tokens > 0).then(|| model.max_tokens.min(DEFAULT_MAX_TOKENS_CAP));
+        let max_tokens = options.max_tokens.or(default_max).filter(|m| *m > 0);
+        let tools = if !context.tools.is_empty() {
+            Some(convert_tools(&context.tools, &compat))
+        } else if has_tool_history(&messages) {
+            // Proxies in front of Anthropic reject tool history without a `tools` parameter.
+            Some(Vec::new())
+        } else {
+            None
+        };
+        let prompt_cache_key = options
+            .session_id
+            .as_deref()
+            .filter(|s| !s.is_empty() && model.base_url.contains("api.openai.com"));
+        let system_prompt = context.system_prompt.as_deref();
+        let mut request = CompletionsRequest {
+            model: &model.id,
+            messages: convert_messages(model, system_prompt, &messages, &compat, &written),
+            stream: true,
+            stream_options: compat.supports_usage_in_streaming.then_some(IncludeUsage {
+                include_usage: true,
+            }),
+            store: compat.supports_store.then_some(false),
+            max_completion_tokens: max_tokens
+                .filter(|_| compat.max_tokens_field == MaxTokensField::MaxCompletionTokens),
+            max_tokens: max_tokens.filter(|_| compat.max_tokens_field == MaxTokensField::MaxTokens),
+            temperature: options.temperature.and_then(JsNumber::finite),
+            tools,
+            enable_thinking: None,
+            chat_template_kwargs: None,
+            reasoning: None,
+            thinking: None,
+            reasoning_effort: None,
+            prompt_cache_key,
+        };
+        set_reasoning(&mut request, model, &compat, options);
+        Ok(write(&request))
     }
-    let default_max = (model.max_tokens > 0).then(|| model.max_tokens.min(DEFAULT_MAX_TOKENS_CAP));
-    if let Some(max) = options.max_tokens.or(default_max).filter(|m| *m > 0) {
-        body.insert(compat.max_tokens_field.key().into(), Value::from(max));
-    }
-    if let Some(temperature) = options.temperature.and_then(js_number) {
-        body.insert("temperature".into(), temperature);
-    }
-    if !context.tools.is_empty() {
-        body.insert("tools".into(), convert_tools(&context.tools, &compat));
-    } else if has_tool_history(&messages) {
-        // Proxies in front of Anthropic reject tool history without a `tools` parameter.
-        body.insert("tools".into(), Value::Array(Vec::new()));
-    }
-    insert_reasoning(&mut body, model, &compat, options);
-    if let Some(session) = options.session_id.as_deref().filter(|s| !s.is_empty())
-        && model.base_url.contains("api.openai.com")
-    {
-        body.insert("prompt_cache_key".into(), Value::String(session.to_owned()));
-    }
-    Value::Object(body)
 }
 
 /// The reasoning switches of the model's thinking format. Only reasoning models get any.
-fn insert_reasoning(
-    body: &mut Map<String, Value>,
+fn set_reasoning(
+    request: &mut CompletionsRequest<'_>,
     model: &Model,
     compat: &CompletionsCompat,
     options: &StreamOptions,
@@ -123,17 +186,17 @@ fn insert_reasoning(
     let effort = compat.effort(options.reasoning);
     match compat.thinking_format {
         ThinkingFormat::Zai | ThinkingFormat::Qwen => {
-            body.insert("enable_thinking".into(), Value::Bool(effort.is_some()));
+            request.enable_thinking = Some(effort.is_some());
         }
         ThinkingFormat::QwenChatTemplate => {
-            body.insert(
-                "chat_template_kwargs".into(),
-                json!({"enable_thinking": effort.is_some(), "preserve_thinking": true}),
-            );
+            request.chat_template_kwargs = Some(ChatTemplateKwargs {
+                enable_thinking: effort.is_some(),
+                preserve_thinking: true,
+            });
         }
         ThinkingFormat::Openrouter => {
             let effort = effort.unwrap_or_else(|| "none".to_owned());
-            body.insert("reasoning".into(), json!({"effort": effort}));
+            request.reasoning = Some(Effort { effort });
         }
         ThinkingFormat::Deepseek => {
             let kind = if effort.is_some() {
@@ -141,15 +204,11 @@ fn insert_reasoning(
             } else {
                 "disabled"
             };
-            body.insert("thinking".into(), json!({"type": kind}));
-            if let Some(effort) = effort {
-                body.insert("reasoning_effort".into(), Value::String(effort));
-            }
+            request.thinking = Some(ThinkingSwitch { kind });
+            request.reasoning_effort = effort;
         }
         ThinkingFormat::Openai => {
-            if let Some(effort) = effort.filter(|_| compat.supports_reasoning_effort) {
-                body.insert("reasoning_effort".into(), Value::String(effort));
-            }
+            request.reasoning_effort = effort.filter(|_| compat.supports_reasoning_effort);
         }
     }
 }

@@ -3,19 +3,23 @@
 //! Replay is what makes a Responses conversation continue: reasoning items go back verbatim
 //! (with their `encrypted_content`) from the thinking signature, message items keep the id and
 //! phase of their text signature, and a tool call's `call_id|item_id` becomes a `function_call`
-//! whose `call_id` pairs it with its `function_call_output`.
+//! whose `call_id` pairs it with its `function_call_output`. The items borrow from the
+//! transcript (see [`super::wire`]): nothing of it is copied.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use rho_ai::transform::transform_messages;
 use rho_ai::{
     AssistantMessage, ContentBlock, Message, Model, ToolResultMessage, UserContent, UserMessage,
 };
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::ids::{
     message_item_id, normalize_tool_call_id, parse_text_signature, split_tool_call_id,
 };
+use super::wire::{InputItem, InputPart, Output, OutputText, Role, RoleContent};
+use crate::body::JsonText;
 
 /// The output of a tool result that has only images.
 pub const SEE_ATTACHED_IMAGE: &str = "(see attached image)";
@@ -24,17 +28,8 @@ fn supports_images(model: &Model) -> bool {
     model.input.iter().any(|kind| kind == "image")
 }
 
-fn image_part(mime_type: &str, data: &str) -> Value {
-    json!({"type": "input_image", "detail": "auto", "image_url": format!("data:{mime_type};base64,{data}")})
-}
-
-/// The `input` items for `model`: the system prompt (as `developer` for reasoning models), then
-/// the transcript after the cross-provider transformation (§5.0).
-pub fn convert_input(
-    model: &Model,
-    system_prompt: Option<&str>,
-    messages: &[Message],
-) -> Vec<Value> {
+/// The transcript after the cross-provider transformation (§5.0) with the Responses id rule.
+pub fn transform_for(model: &Model, messages: &[Message]) -> Vec<Message> {
     // The id rule needs to know whether a call came from another provider or API; the shared
     // transformation only hands over the id, so the origin of each id is looked up here.
     let mut origins: HashMap<&str, bool> = HashMap::new();
@@ -50,20 +45,31 @@ pub fn convert_input(
         let foreign = origins.get(id).copied().unwrap_or(true);
         normalize_tool_call_id(id, model, foreign)
     };
-    let transformed = transform_messages(messages, model, &normalize);
+    transform_messages(messages, model, &normalize)
+}
 
-    let mut input = Vec::new();
+/// The `input` items for `model`: the system prompt (as `developer` for reasoning models), then
+/// the transcript, already transformed by [`transform_for`].
+pub fn convert_input<'a>(
+    model: &Model,
+    system_prompt: Option<&'a str>,
+    transformed: &'a [Message],
+) -> Vec<InputItem<'a>> {
+    let mut input = Vec::with_capacity(transformed.len() + 1);
     if let Some(prompt) = system_prompt {
         let role = if model.reasoning {
-            "developer"
+            Role::Developer
         } else {
-            "system"
+            Role::System
         };
-        input.push(json!({"role": role, "content": prompt}));
+        input.push(InputItem::Role {
+            role,
+            content: RoleContent::Text(prompt),
+        });
     }
     // Pi numbers messages for the `msg_<index>` fallback id, skipping the ones that add nothing.
     let mut index = 0;
-    for message in &transformed {
+    for message in transformed {
         let added = match message {
             Message::User(user) => push_user(user, &mut input),
             Message::Assistant(assistant) => push_assistant(model, assistant, index, &mut input),
@@ -79,14 +85,17 @@ pub fn convert_input(
     input
 }
 
-fn push_user(user: &UserMessage, input: &mut Vec<Value>) -> bool {
-    let content: Vec<Value> = match &user.content {
-        UserContent::Text(text) => vec![json!({"type": "input_text", "text": text})],
+fn push_user<'a>(user: &'a UserMessage, input: &mut Vec<InputItem<'a>>) -> bool {
+    let text = |text: &'a str| InputPart::InputText {
+        text: Cow::Borrowed(text),
+    };
+    let content: Vec<InputPart<'a>> = match &user.content {
+        UserContent::Text(t) => vec![text(t)],
         UserContent::Blocks(blocks) => blocks
             .iter()
             .filter_map(|block| match block {
-                ContentBlock::Text(text) => Some(json!({"type": "input_text", "text": text.text})),
-                ContentBlock::Image(image) => Some(image_part(&image.mime_type, &image.data)),
+                ContentBlock::Text(t) => Some(text(&t.text)),
+                ContentBlock::Image(image) => Some(InputPart::image(&image.mime_type, &image.data)),
                 ContentBlock::Thinking(_) | ContentBlock::ToolCall(_) => None,
             })
             .collect(),
@@ -94,15 +103,18 @@ fn push_user(user: &UserMessage, input: &mut Vec<Value>) -> bool {
     if content.is_empty() {
         return false;
     }
-    input.push(json!({"role": "user", "content": content}));
+    input.push(InputItem::Role {
+        role: Role::User,
+        content: RoleContent::Parts(content),
+    });
     true
 }
 
-fn push_assistant(
+fn push_assistant<'a>(
     model: &Model,
-    assistant: &AssistantMessage,
+    assistant: &'a AssistantMessage,
     index: usize,
-    input: &mut Vec<Value>,
+    input: &mut Vec<InputItem<'a>>,
 ) -> bool {
     // Another model of the same provider and API: its `fc_` item ids were paired with reasoning
     // items this model never saw, so they are left out.
@@ -120,7 +132,7 @@ fn push_assistant(
                     .as_deref()
                     .and_then(|s| serde_json::from_str::<Value>(s).ok())
                 {
-                    input.push(item);
+                    input.push(InputItem::Replayed(item));
                 }
             }
             ContentBlock::Text(text) => {
@@ -131,32 +143,23 @@ fn push_assistant(
                     }
                     _ => (None, None),
                 };
-                let mut item = Map::new();
-                item.insert("type".into(), "message".into());
-                item.insert("role".into(), "assistant".into());
-                item.insert(
-                    "content".into(),
-                    json!([{"type": "output_text", "text": text.text, "annotations": []}]),
-                );
-                item.insert("status".into(), "completed".into());
-                item.insert("id".into(), message_item_id(id.as_deref(), index).into());
-                if let Some(phase) = phase {
-                    item.insert("phase".into(), phase.into());
-                }
-                input.push(Value::Object(item));
+                input.push(InputItem::Message {
+                    role: "assistant",
+                    content: [OutputText::new(&text.text)],
+                    status: "completed",
+                    id: message_item_id(id.as_deref(), index),
+                    phase,
+                });
             }
             ContentBlock::ToolCall(call) => {
                 let (call_id, item_id) = split_tool_call_id(&call.id);
                 let item_id = item_id.filter(|id| !(other_model && id.starts_with("fc_")));
-                let mut item = Map::new();
-                item.insert("type".into(), "function_call".into());
-                if let Some(item_id) = item_id {
-                    item.insert("id".into(), item_id.into());
-                }
-                item.insert("call_id".into(), call_id.into());
-                item.insert("name".into(), call.name.clone().into());
-                item.insert("arguments".into(), call.arguments.to_string().into());
-                input.push(Value::Object(item));
+                input.push(InputItem::FunctionCall {
+                    id: item_id,
+                    call_id,
+                    name: &call.name,
+                    arguments: JsonText(&call.arguments),
+                });
             }
             ContentBlock::Image(_) => {}
         }
@@ -164,13 +167,24 @@ fn push_assistant(
     input.len() > before
 }
 
-fn tool_result_item(model: &Model, result: &ToolResultMessage) -> Value {
-    let text = result
-        .content
-        .iter()
-        .filter_map(ContentBlock::as_text)
-        .collect::<Vec<_>>()
-        .join("\n");
+/// `pieces` joined with newlines; borrowed when there is at most one.
+fn joined_lines<'a>(mut pieces: impl Iterator<Item = &'a str>) -> Cow<'a, str> {
+    let Some(first) = pieces.next() else {
+        return Cow::Borrowed("");
+    };
+    let Some(second) = pieces.next() else {
+        return Cow::Borrowed(first);
+    };
+    let mut joined = format!("{first}\n{second}");
+    for piece in pieces {
+        joined.push('\n');
+        joined.push_str(piece);
+    }
+    Cow::Owned(joined)
+}
+
+fn tool_result_item<'a>(model: &Model, result: &'a ToolResultMessage) -> InputItem<'a> {
+    let text = joined_lines(result.content.iter().filter_map(ContentBlock::as_text));
     let has_images = result
         .content
         .iter()
@@ -178,18 +192,18 @@ fn tool_result_item(model: &Model, result: &ToolResultMessage) -> Value {
     let output = if has_images && supports_images(model) {
         let mut parts = Vec::new();
         if !text.is_empty() {
-            parts.push(json!({"type": "input_text", "text": text}));
+            parts.push(InputPart::InputText { text });
         }
         parts.extend(result.content.iter().filter_map(|block| match block {
-            ContentBlock::Image(image) => Some(image_part(&image.mime_type, &image.data)),
+            ContentBlock::Image(image) => Some(InputPart::image(&image.mime_type, &image.data)),
             _ => None,
         }));
-        Value::Array(parts)
+        Output::Parts(parts)
     } else if text.is_empty() {
-        Value::String(SEE_ATTACHED_IMAGE.to_owned())
+        Output::Text(Cow::Borrowed(SEE_ATTACHED_IMAGE))
     } else {
-        Value::String(text)
+        Output::Text(text)
     };
     let (call_id, _) = split_tool_call_id(&result.tool_call_id);
-    json!({"type": "function_call_output", "call_id": call_id, "output": output})
+    InputItem::FunctionCallOutput { call_id, output }
 }

@@ -5,9 +5,11 @@
 use std::time::Duration;
 
 use rho_ai::{AssistantMessageEventStream, Context, ErrorKind, Model, Provider, StreamOptions};
-use rho_http::{HttpClient, PostRequest, SseFolder, fail_before_request, start_sse_call};
+use rho_http::{
+    HttpClient, PostRequest, SseFolder, fail_before_request, start_sse_call, unwritable,
+};
 
-use super::request::{request_headers, responses_url, to_responses_request};
+use super::request::{request_headers, responses_request_body, responses_url};
 use super::stream::ResponsesFolder;
 use crate::completions::is_loopback_url;
 
@@ -44,11 +46,16 @@ impl Provider for ResponsesProvider {
             let text = format!("No API key for provider: {}", model.provider);
             return fail_before_request(template, ErrorKind::Auth, text);
         }
-        let body = to_responses_request(model, &context, &options);
+        let body = match responses_request_body(model, &context, &options) {
+            Ok(body) => body,
+            Err(e) => {
+                return fail_before_request(template, ErrorKind::InvalidRequest, unwritable(&e));
+            }
+        };
         let request = PostRequest {
             url: responses_url(model),
             headers: request_headers(model, api_key, &options),
-            body: PostRequest::json_body(&body),
+            body,
         };
         start_sse_call(
             &self.client,

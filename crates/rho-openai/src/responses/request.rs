@@ -1,9 +1,12 @@
 //! The Responses request (pi-reference §5.2 "Request"): endpoint, headers and JSON body.
 
 use rho_ai::{Context, Model, StreamOptions, ThinkingLevel, ToolSpec};
-use serde_json::{Map, Number, Value, json};
+use rho_http::PostRequest;
+use serde_json::Value;
 
-use super::convert::convert_input;
+use super::convert::{convert_input, transform_for};
+use super::wire::{Reasoning, ResponsesRequest, WireTool};
+use crate::body::JsNumber;
 
 /// Pi's cap on the default output budget when the caller sets none (pi-reference §2.1).
 const DEFAULT_MAX_TOKENS_CAP: u64 = 32_000;
@@ -56,28 +59,11 @@ pub fn request_headers(
     headers
 }
 
-/// A JSON number written as JavaScript would (`1`, not `1.0`); `None` for NaN and infinities.
-fn js_number(value: f64) -> Option<Value> {
-    if value.fract() == 0.0 && value.abs() < 9.0e15 {
-        return Some(Value::Number(Number::from(value as i64)));
-    }
-    Number::from_f64(value).map(Value::Number)
-}
-
-fn convert_tools(tools: &[ToolSpec]) -> Value {
-    let tools = tools
+fn convert_tools(tools: &[ToolSpec]) -> Vec<WireTool<'_>> {
+    tools
         .iter()
-        .map(|tool| {
-            json!({
-                "type": "function",
-                "name": tool.name,
-                "description": tool.description,
-                "parameters": tool.parameters,
-                "strict": false,
-            })
-        })
-        .collect();
-    Value::Array(tools)
+        .map(|tool| WireTool::function(&tool.name, &tool.description, &tool.parameters))
+        .collect()
 }
 
 /// The effort name of a requested level; `None` when reasoning is off. The level arrives already
@@ -93,44 +79,68 @@ fn effort(level: Option<ThinkingLevel>) -> Option<&'static str> {
     })
 }
 
-/// Builds the streaming request body for `model`.
+/// Builds the streaming request body for `model`, as a JSON value (for inspection; the
+/// provider sends [`responses_request_body`]).
 pub fn to_responses_request(model: &Model, context: &Context, options: &StreamOptions) -> Value {
-    let input = convert_input(model, context.system_prompt.as_deref(), &context.messages);
-    let mut body = Map::new();
-    body.insert("model".into(), Value::String(model.id.clone()));
-    body.insert("input".into(), Value::Array(input));
-    body.insert("stream".into(), Value::Bool(true));
-    if let Some(session) = session_id(options) {
-        body.insert("prompt_cache_key".into(), Value::String(session.to_owned()));
-    }
-    body.insert("store".into(), Value::Bool(false));
+    with_request(model, context, options, |request| {
+        serde_json::to_value(request).unwrap_or_default()
+    })
+}
+
+/// The request body as the bytes sent: the typed body of [`super::wire`], borrowed from the
+/// context and serialized straight into bytes.
+pub fn responses_request_body(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+) -> Result<Vec<u8>, serde_json::Error> {
+    with_request(model, context, options, |request| {
+        PostRequest::try_json_body(request)
+    })
+}
+
+/// Builds the typed body (borrowing the transformed transcript, which lives only for this call)
+/// and hands it to `write`.
+fn with_request<R>(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    write: impl FnOnce(&ResponsesRequest<'_>) -> R,
+) -> R {
+    let transformed = transform_for(model, &context.messages);
     let default_max = (model.max_tokens > 0).then(|| model.max_tokens.min(DEFAULT_MAX_TOKENS_CAP));
-    if let Some(max) = options.max_tokens.or(default_max).filter(|m| *m > 0) {
-        body.insert("max_output_tokens".into(), Value::from(max));
-    }
-    if let Some(temperature) = options.temperature.and_then(js_number) {
-        body.insert("temperature".into(), temperature);
-    }
-    if !context.tools.is_empty() {
-        body.insert("tools".into(), convert_tools(&context.tools));
-    }
-    if model.reasoning {
-        match effort(options.reasoning) {
-            Some(effort) => {
-                body.insert(
-                    "reasoning".into(),
-                    json!({"effort": effort, "summary": "auto"}),
-                );
-                // Without the encrypted reasoning, a stateless (`store:false`) conversation
-                // could not hand the model its own reasoning back on the next turn.
-                body.insert("include".into(), json!(["reasoning.encrypted_content"]));
-            }
-            // Reasoning models reason unless told not to; Copilot rejects the switch.
-            None if model.provider != "github-copilot" => {
-                body.insert("reasoning".into(), json!({"effort": "none"}));
-            }
-            None => {}
-        }
-    }
-    Value::Object(body)
+    let (reasoning, include) = match effort(options.reasoning) {
+        _ if !model.reasoning => (None, None),
+        // Without the encrypted reasoning, a stateless (`store:false`) conversation could not
+        // hand the model its own reasoning back on the next turn.
+        Some(effort) => (
+            Some(Reasoning {
+                effort,
+                summary: Some("auto"),
+            }),
+            Some(["reasoning.encrypted_content"]),
+        ),
+        // Reasoning models reason unless told not to; Copilot rejects the switch.
+        None if model.provider != "github-copilot" => (
+            Some(Reasoning {
+                effort: "none",
+                summary: None,
+            }),
+            None,
+        ),
+        None => (None, None),
+    };
+    let request = ResponsesRequest {
+        model: &model.id,
+        input: convert_input(model, context.system_prompt.as_deref(), &transformed),
+        stream: true,
+        prompt_cache_key: session_id(options),
+        store: false,
+        max_output_tokens: options.max_tokens.or(default_max).filter(|m| *m > 0),
+        temperature: options.temperature.and_then(JsNumber::finite),
+        tools: (!context.tools.is_empty()).then(|| convert_tools(&context.tools)),
+        reasoning,
+        include,
+    };
+    write(&request)
 }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use super::commands::{model, run, session, state};
 use super::host::Host;
-use super::protocol::{Command, Request};
 use super::reply::Reply;
+use rho_rpc::{Command, Request};
 
 /// Runs `request`; its response is written now or by the task the command started.
 pub fn dispatch(host: &Arc<Host>, request: Request) {

@@ -14,7 +14,6 @@ pub(crate) mod commands;
 mod dispatch;
 mod host;
 pub(crate) mod models;
-mod protocol;
 mod reply;
 mod setup;
 pub(crate) mod stats;
@@ -164,7 +163,7 @@ async fn serve(host: &Arc<Host>) {
             line.pop();
         }
         let text = String::from_utf8_lossy(&line);
-        match protocol::parse_line(&text) {
+        match rho_rpc::parse_line(&text) {
             Ok(request) => dispatch::dispatch(host, request),
             Err(response) => host.output.write(&response.to_json()),
         }

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::protocol::Response;
 use crate::output::write_json_line;
+use rho_rpc::Response;
 
 /// Writes responses and events; after `close` nothing more is written (Pi unsubscribes from the
 /// session before it exits).

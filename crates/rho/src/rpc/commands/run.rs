@@ -8,9 +8,9 @@ use rho_host::SessionError;
 use rho_host::session::SESSION_BUSY;
 
 use crate::rpc::host::{Host, report_unremembered};
-use crate::rpc::protocol::StreamingBehavior;
 use crate::rpc::reply::Reply;
 use crate::rpc::user_bash;
+use rho_rpc::StreamingBehavior;
 
 /// `prompt`: runs the message, or queues it as `streamingBehavior` says while a prompt runs.
 /// Accepted, it is answered before the run's first event; a failure after that shows as events

@@ -1,4 +1,4 @@
-//! The wire shapes of Pi's RPC protocol (pi-reference §7.6, Pi's `docs/rpc.md`): commands read
+//! rho-rpc: the wire shapes of Pi's RPC protocol (pi-reference §7.6, Pi's `docs/rpc.md`): commands read
 //! from stdin, one JSON object a line, and the `response` objects written for them.
 //!
 //! [`Command`] is the only place a command's name is spelled: serde reads it from `type`, and
