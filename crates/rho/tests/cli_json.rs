@@ -327,7 +327,9 @@ fn a_failing_tool_call_is_a_result_and_the_run_still_completes() {
     assert!(results[1].get("durationMs").is_none());
     let invalid = results[2]["content"][0]["text"].as_str().unwrap();
     assert!(
-        invalid.starts_with("Validation failed for tool \"read\":\n  - path: must be string"),
+        invalid.starts_with(
+            "Validation failed for tool \"read\":\n  - path: expected string, got array"
+        ),
         "{invalid}"
     );
     assert_eq!(lines.last().unwrap()["reason"], "completed");
