@@ -55,41 +55,6 @@ async fn failure(content: &str, edits: Value) -> String {
     error.0
 }
 
-#[test]
-fn the_tool_declares_pis_name_description_and_schema() {
-    let tool = tool(Path::new("/tmp"));
-    assert_eq!(tool.name(), "edit");
-    assert_eq!(
-        tool.description(),
-        "Edit a single file using exact text replacement. Every edits[].oldText must match a unique, non-overlapping region of the original file. If two changes affect the same block or nearby lines, merge them into one edit instead of emitting overlapping edits. Do not include large unchanged regions just to connect distant changes."
-    );
-    let expected = json!({
-        "type": "object",
-        "required": ["path", "edits"],
-        "properties": {
-            "path": {"type": "string", "description": "Path to the file to edit (relative or absolute)"},
-            "edits": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "required": ["oldText", "newText"],
-                    "properties": {
-                        "oldText": {"type": "string", "description": "Exact text for one targeted replacement. It must be unique in the original file and must not overlap with any other edits[].oldText in the same call."},
-                        "newText": {"type": "string", "description": "Replacement text for this targeted edit."}
-                    },
-                    "additionalProperties": false
-                },
-                "description": "One or more targeted replacements. Each edit is matched against the original file, not incrementally. Do not include overlapping or nested edits. If two changes touch the same block or nearby lines, merge them into one edit instead."
-            }
-        },
-        "additionalProperties": false
-    });
-    assert_eq!(
-        serde_json::to_string(tool.parameters()).unwrap(),
-        serde_json::to_string(&expected).unwrap()
-    );
-}
-
 #[tokio::test]
 async fn one_edit_replaces_its_block_and_returns_the_numbered_diff() {
     let dir = file_with(b"one\ntwo\n");

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use rho_agent::{AgentTool, ToolError, ToolOutput};
+use rho_agent::{ToolError, ToolOutput};
 use rho_host::tools::FindTool;
 use rho_host::tools::truncate::truncate_head;
 use serde_json::{Value, json};
@@ -24,28 +24,6 @@ async fn find(dir: &Path, args: Value) -> Result<ToolOutput, ToolError> {
     FindTool::new(dir)
         .find(&args, &CancellationToken::new())
         .await
-}
-
-#[test]
-fn find_declares_pis_name_description_and_schema() {
-    let tool = FindTool::new("/");
-    assert_eq!(tool.name(), "find");
-    assert_eq!(
-        tool.description(),
-        "Search for files by glob pattern. Returns matching file paths relative to the search directory. Respects .gitignore. Output is truncated to 1000 results or 50KB (whichever is hit first)."
-    );
-    assert_eq!(
-        tool.parameters(),
-        &json!({
-            "type": "object",
-            "properties": {
-                "pattern": {"type": "string", "description": "Glob pattern to match files, e.g. '*.ts', '**/*.json', or 'src/**/*.spec.ts'"},
-                "path": {"type": "string", "description": "Directory to search in (default: current directory)"},
-                "limit": {"type": "number", "description": "Maximum number of results (default: 1000)"}
-            },
-            "required": ["pattern"]
-        })
-    );
 }
 
 #[tokio::test]

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use rho_agent::{AgentTool, ToolError, ToolOutput};
+use rho_agent::{ToolError, ToolOutput};
 use rho_host::tools::ReadTool;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -37,29 +37,6 @@ fn only_text(output: &ToolOutput) -> &str {
 
 fn numbered_lines(from: usize, to: usize) -> Vec<String> {
     (from..=to).map(|n| format!("line {n}")).collect()
-}
-
-#[test]
-fn the_tool_declares_pi_name_description_and_schema() {
-    let tool = ReadTool::new("/");
-    assert_eq!(tool.name(), "read");
-    assert_eq!(tool.label(), "read");
-    assert_eq!(
-        tool.description(),
-        "Read the contents of a file. Supports text files and images (jpg, png, gif, webp). Images are sent as attachments. For text files, output is truncated to 2000 lines or 50KB (whichever is hit first). Use offset/limit for large files. When you need the full file, continue with offset until complete."
-    );
-    assert_eq!(
-        tool.parameters(),
-        &json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "Path to the file to read (relative or absolute)"},
-                "offset": {"type": "number", "description": "Line number to start reading from (1-indexed)"},
-                "limit": {"type": "number", "description": "Maximum number of lines to read"}
-            },
-            "required": ["path"]
-        })
-    );
 }
 
 #[tokio::test]

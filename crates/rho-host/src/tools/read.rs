@@ -21,7 +21,7 @@ use super::truncate::{
 const NAME: &str = "read";
 
 /// The description sent to the model (Pi 0.73.1, verbatim).
-const DESCRIPTION: &str = "Read the contents of a file. Supports text files and images (jpg, png, gif, webp). Images are sent as attachments. For text files, output is truncated to 2000 lines or 50KB (whichever is hit first). Use offset/limit for large files. When you need the full file, continue with offset until complete.";
+const DESCRIPTION: &str = "Read the contents of a file. Supports text files and images (jpg, png, gif, webp, bmp). Images are sent as attachments. For text files, output is truncated to 2000 lines or 50KB (whichever is hit first). Use offset/limit for large files. When you need the full file, continue with offset until complete.";
 
 /// The error text of an aborted call.
 const ABORTED: &str = "Operation aborted";
@@ -49,6 +49,7 @@ impl ReadTool {
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
         let schema = json!({
             "type": "object",
+            "required": ["path"],
             "properties": {
                 "path": {
                     "type": "string",
@@ -62,8 +63,7 @@ impl ReadTool {
                     "type": "number",
                     "description": "Maximum number of lines to read"
                 }
-            },
-            "required": ["path"]
+            }
         });
         ReadTool {
             cwd: cwd.into(),
@@ -147,6 +147,10 @@ impl AgentTool for ReadTool {
 
     fn parameters(&self) -> &Value {
         &self.schema
+    }
+
+    fn constrained_sampling(&self) -> Option<Value> {
+        Some(serde_json::json!({"type": "json_schema", "strict": "prefer"}))
     }
 
     async fn execute(

@@ -66,13 +66,11 @@ impl EditTool {
                                 "type": "string",
                                 "description": "Replacement text for this targeted edit."
                             }
-                        },
-                        "additionalProperties": false
+                        }
                     },
                     "description": "One or more targeted replacements. Each edit is matched against the original file, not incrementally. Do not include overlapping or nested edits. If two changes touch the same block or nearby lines, merge them into one edit instead."
                 }
-            },
-            "additionalProperties": false
+            }
         });
         EditTool {
             cwd: cwd.into(),
@@ -137,6 +135,10 @@ impl AgentTool for EditTool {
 
     fn parameters(&self) -> &Value {
         &self.schema
+    }
+
+    fn constrained_sampling(&self) -> Option<Value> {
+        Some(serde_json::json!({"type": "json_schema", "strict": "prefer"}))
     }
 
     /// Pi's `prepareEditArguments`: `edits` sent as a JSON string holding an array is parsed;

@@ -48,16 +48,16 @@ impl GrepTool {
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
         let schema = json!({
             "type": "object",
+            "required": ["pattern"],
             "properties": {
                 "pattern": {"type": "string", "description": "Search pattern (regex or literal string)"},
                 "path": {"type": "string", "description": "Directory or file to search (default: current directory)"},
-                "glob": {"type": "string", "description": "Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'"},
+                "glob": {"type": "string", "description": "Filter files by glob pattern relative to path, e.g. 'src/**/*.ts'. Without '/', e.g. '*.ts', it matches file names at any depth"},
                 "ignoreCase": {"type": "boolean", "description": "Case-insensitive search (default: false)"},
                 "literal": {"type": "boolean", "description": "Treat pattern as literal string instead of regex (default: false)"},
                 "context": {"type": "number", "description": "Number of lines to show before and after each match (default: 0)"},
                 "limit": {"type": "number", "description": "Maximum number of matches to return (default: 100)"}
-            },
-            "required": ["pattern"]
+            }
         });
         GrepTool {
             cwd: cwd.into(),
