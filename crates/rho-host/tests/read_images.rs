@@ -12,6 +12,7 @@ use image::codecs::png::PngEncoder;
 use image::codecs::webp::WebPEncoder;
 use image::{DynamicImage, ImageFormat, Rgb, RgbImage, Rgba, RgbaImage};
 use rho_agent::ToolOutput;
+use rho_ai::faux::FauxProvider;
 use rho_ai::{ContentBlock, ImageContent};
 use rho_host::tools::ReadTool;
 use serde_json::json;
@@ -103,9 +104,12 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) {
     std::fs::write(dir.join(name), bytes).unwrap();
 }
 
-/// The expected `[text, image]` result with no details.
+/// The expected `[text, image]` result with no details, and Pi 1.6's `structuredContent`.
 fn image_result(text: &str, data: String, mime_type: &str) -> ToolOutput {
     ToolOutput {
+        structured_content: Some(
+            json!({"type": "image", "data": data, "mimeType": mime_type, "note": text}),
+        ),
         content: vec![
             ContentBlock::text(text),
             ContentBlock::Image(ImageContent {
@@ -114,6 +118,15 @@ fn image_result(text: &str, data: String, mime_type: &str) -> ToolOutput {
             }),
         ],
         ..ToolOutput::default()
+    }
+}
+
+/// The expected text-only result: the text is also its `structuredContent`.
+fn text_result(text: impl Into<String>) -> ToolOutput {
+    let text = text.into();
+    ToolOutput {
+        structured_content: Some(json!(text)),
+        ..ToolOutput::text(text)
     }
 }
 
@@ -170,7 +183,7 @@ async fn a_text_file_named_png_is_read_as_text() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "x.png", b"not an image\n");
     let output = read_with(ReadTool::new(dir.path()), "x.png").await;
-    assert_eq!(output, ToolOutput::text("not an image\n"));
+    assert_eq!(output, text_result("not an image\n"));
 }
 
 #[tokio::test]
@@ -184,14 +197,14 @@ async fn an_animated_png_or_a_jpeg_ls_header_is_read_as_text() {
     let output = read_with(ReadTool::new(dir.path()), "a.png").await;
     assert_eq!(
         output,
-        ToolOutput::text(String::from_utf8_lossy(&apng).into_owned())
+        text_result(String::from_utf8_lossy(&apng).into_owned())
     );
 
     write(dir.path(), "l.jpg", b"\xFF\xD8\xFF\xF7 jpeg-ls");
     let output = read_with(ReadTool::new(dir.path()), "l.jpg").await;
     assert_eq!(
         output,
-        ToolOutput::text("\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD} jpeg-ls")
+        text_result("\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD} jpeg-ls")
     );
 }
 
@@ -264,36 +277,48 @@ async fn an_image_that_cannot_be_shrunk_enough_is_omitted_with_a_note() {
     let output = read_with(tool, "x.png").await;
     assert_eq!(
         output,
-        ToolOutput::text(
+        text_result(
             "Read image file [image/png]\n[Image omitted: could not be resized below the inline image size limit.]"
         )
     );
 }
 
 #[tokio::test]
-async fn a_non_vision_model_gets_the_omission_line_after_the_notes() {
+async fn a_non_vision_model_gets_the_image_and_is_named_in_the_details() {
     let dir = tempfile::tempdir().unwrap();
     let png = png_bytes(&gradient(4, 3));
     write(dir.path(), "x.png", &png);
-    let tool = ReadTool::new(dir.path()).with_model_supports_images(false);
-    let output = read_with(tool, "x.png").await;
+    let mut model = FauxProvider::new().model();
+    model.input = vec!["text".into()];
+    let args = json!({"path": "x.png"});
+    let cancel = CancellationToken::new();
+    let output = ReadTool::new(dir.path())
+        .read_file_for(&args, &cancel, Some(&model))
+        .await
+        .unwrap();
+    // Pi 1.6: no note in the text any more; details name the model.
     assert_eq!(
         output,
-        image_result(
-            "Read image file [image/png]\n[Current model does not support images. The image will be omitted from this request.]",
-            STANDARD.encode(&png),
-            "image/png"
-        )
+        ToolOutput {
+            details: Some(json!({"imageUnsupportedByModel": "faux-1"})),
+            ..image_result(
+                "Read image file [image/png]",
+                STANDARD.encode(&png),
+                "image/png"
+            )
+        }
     );
 
-    let tool = ReadTool::new(dir.path())
-        .with_model_supports_images(false)
-        .with_image_max_bytes(8);
-    let output = read_with(tool, "x.png").await;
+    // An image omitted anyway leaves no details.
+    let output = ReadTool::new(dir.path())
+        .with_image_max_bytes(8)
+        .read_file_for(&args, &cancel, Some(&model))
+        .await
+        .unwrap();
     assert_eq!(
         output,
-        ToolOutput::text(
-            "Read image file [image/png]\n[Image omitted: could not be resized below the inline image size limit.]\n[Current model does not support images. The image will be omitted from this request.]"
+        text_result(
+            "Read image file [image/png]\n[Image omitted: could not be resized below the inline image size limit.]"
         )
     );
 }
@@ -324,7 +349,7 @@ async fn an_undecodable_image_is_omitted() {
     let output = read_with(ReadTool::new(dir.path()), "broken.png").await;
     assert_eq!(
         output,
-        ToolOutput::text(
+        text_result(
             "Read image file [image/png]\n[Image omitted: could not be resized below the inline image size limit.]"
         )
     );

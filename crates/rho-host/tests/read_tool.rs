@@ -30,9 +30,15 @@ async fn read_err(cwd: &Path, args: Value) -> String {
     read(cwd, args).await.unwrap_err().0
 }
 
+/// The one text block, which is also the result's `structuredContent` (Pi 1.6's `toReadOutput`).
 fn only_text(output: &ToolOutput) -> &str {
     assert_eq!(output.content.len(), 1);
-    output.content[0].as_text().unwrap()
+    let text = output.content[0].as_text().unwrap();
+    assert_eq!(
+        output.structured_content,
+        Some(Value::String(text.to_owned()))
+    );
+    text
 }
 
 fn numbered_lines(from: usize, to: usize) -> Vec<String> {

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use rho_agent::{AgentTool, ToolError, ToolOutput, ToolUpdates};
+use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput, ToolUpdates};
+use rho_ai::{ContentBlock, Model};
 use rho_gate::{GatePolicy, GuardedOpenError};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -79,13 +80,6 @@ impl ReadTool {
         self
     }
 
-    /// Tells the tool whether the current model takes image input (default yes); if not, an
-    /// image result says that the image will be omitted.
-    pub fn with_model_supports_images(mut self, supported: bool) -> Self {
-        self.images.model_supports_images = supported;
-        self
-    }
-
     /// Overrides the base64 size an auto-resized image must stay below (default 4.5 MiB).
     pub fn with_image_max_bytes(mut self, max_bytes: usize) -> Self {
         self.images.limits.max_bytes = max_bytes;
@@ -112,6 +106,28 @@ impl ReadTool {
         args: &Value,
         cancel: &CancellationToken,
     ) -> Result<ToolOutput, ToolError> {
+        self.read_file_for(args, cancel, None).await
+    }
+
+    /// As [`read_file`](Self::read_file), for a call of `model` (when known): an image read
+    /// for a model without image input says so in `details.imageUnsupportedByModel`.
+    pub async fn read_file_for(
+        &self,
+        args: &Value,
+        cancel: &CancellationToken,
+        model: Option<&Model>,
+    ) -> Result<ToolOutput, ToolError> {
+        let mut output = self.read(args, cancel, model).await?;
+        output.structured_content = Some(read_output(&output.content));
+        Ok(output)
+    }
+
+    async fn read(
+        &self,
+        args: &Value,
+        cancel: &CancellationToken,
+        model: Option<&Model>,
+    ) -> Result<ToolOutput, ToolError> {
         let args = parse_args(args)?;
         if cancel.is_cancelled() {
             return Err(ToolError::new(ABORTED));
@@ -124,11 +140,20 @@ impl ReadTool {
         };
         if let Some(mime) = detect_image_mime(&bytes) {
             // Resizing takes a while; an abort during it fails the call at once, as in Pi.
-            return tokio::select! {
+            let mut output = tokio::select! {
                 biased;
                 () = cancel.cancelled() => Err(ToolError::new(ABORTED)),
                 output = image_output(bytes, mime, self.images) => output,
-            };
+            }?;
+            let has_image = output
+                .content
+                .iter()
+                .any(|b| matches!(b, ContentBlock::Image(_)));
+            let blind = model.filter(|m| !m.input.iter().any(|input| input == "image"));
+            if let (true, Some(model)) = (has_image, blind) {
+                output.details = Some(json!({"imageUnsupportedByModel": model.id}));
+            }
+            return Ok(output);
         }
         let text = String::from_utf8_lossy(&bytes);
         render_text(&text, &args)
@@ -161,6 +186,43 @@ impl AgentTool for ReadTool {
         _updates: ToolUpdates,
     ) -> Result<ToolOutput, ToolError> {
         self.read_file(&args, &cancel).await
+    }
+
+    async fn execute_in(
+        &self,
+        _tool_call_id: &str,
+        args: Value,
+        cancel: CancellationToken,
+        _updates: ToolUpdates,
+        context: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        self.read_file_for(&args, &cancel, context.model.as_ref())
+            .await
+    }
+}
+
+/// Pi's `toReadOutput`: the text, or `{type: "image", data, mimeType, note}` with the text as
+/// the note when the result carries an image.
+fn read_output(content: &[ContentBlock]) -> Value {
+    let text = content
+        .iter()
+        .find_map(|block| match block {
+            ContentBlock::Text(text) => Some(text.text.as_str()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let image = content.iter().find_map(|block| match block {
+        ContentBlock::Image(image) => Some(image),
+        _ => None,
+    });
+    match image {
+        Some(image) => json!({
+            "type": "image",
+            "data": image.data,
+            "mimeType": image.mime_type,
+            "note": text,
+        }),
+        None => Value::String(text.to_owned()),
     }
 }
 
