@@ -199,24 +199,39 @@ fn pi_grep(rg: &str, cwd: &Path, args: &Value) -> String {
     text
 }
 
-/// Pi's find.js on `fd`'s output.
+/// Pi 1.6's find.js on `fd`'s output: a relative path pattern anchored at the search directory,
+/// one result more than the limit asked for.
 fn pi_find(fd: &str, cwd: &Path, args: &Value) -> String {
     let search_path = cwd.join(args["path"].as_str().unwrap_or("."));
     let search_path = std::fs::canonicalize(&search_path).unwrap_or(search_path);
-    let limit = args["limit"].as_u64().unwrap_or(1000) as usize;
-    let pattern = args["pattern"].as_str().unwrap();
+    let limit = args["limit"].as_f64().unwrap_or(1000.0).floor().max(1.0) as usize;
+    let mut pattern = args["pattern"].as_str().unwrap();
+    while let Some(rest) = pattern.strip_prefix("./") {
+        pattern = rest;
+    }
     let help = Command::new(fd).arg("--help").output().unwrap();
     let mut cmd = Command::new(fd);
-    cmd.args(["--glob", "--color=never", "--hidden"]);
+    cmd.args(["--color=never", "--hidden"]);
     if String::from_utf8_lossy(&help.stdout).contains("--no-require-git") {
         cmd.arg("--no-require-git");
     }
-    cmd.args(["--max-results", &limit.to_string()]);
+    cmd.args(["--glob", "--max-results", &(limit + 1).to_string()]);
     let mut effective = pattern.to_owned();
     if pattern.contains('/') {
         cmd.arg("--full-path");
-        if !pattern.starts_with('/') && !pattern.starts_with("**/") && pattern != "**" {
-            effective = format!("**/{pattern}");
+        if !pattern.starts_with('/') {
+            let root = search_path.to_str().unwrap().trim_end_matches('/');
+            let escaped: String = root
+                .chars()
+                .flat_map(|c| {
+                    let escape = matches!(c, '\\' | '*' | '?' | '[' | ']' | '{' | '}');
+                    escape.then_some('\\').into_iter().chain([c])
+                })
+                .collect();
+            effective = format!("{escaped}/{pattern}");
+            if pattern.to_lowercase() == pattern {
+                cmd.arg("--ignore-case");
+            }
         }
     }
     cmd.arg("--").arg(&effective).arg(&search_path);
@@ -229,12 +244,14 @@ fn pi_find(fd: &str, cwd: &Path, args: &Value) -> String {
         return "No files found matching pattern".to_owned();
     }
     let prefix = format!("{}/", search_path.display());
-    let lines: Vec<String> = stdout
+    let mut lines: Vec<String> = stdout
         .lines()
         .map(|l| l.trim().strip_prefix(&prefix).unwrap().to_owned())
         .collect();
+    let reached = lines.len() > limit;
+    lines.truncate(limit);
     let mut text = lines.join("\n");
-    if lines.len() >= limit {
+    if reached {
         text.push_str(&format!(
             "\n\n[{limit} results limit reached. Use limit={} for more, or refine pattern]",
             limit * 2
@@ -321,6 +338,10 @@ async fn find_matches_fd() {
         json!({"pattern": "*.txt", "path": "src"}),
         json!({"pattern": "*", "path": "src"}),
         json!({"pattern": "*.txt", "limit": 2}),
+        json!({"pattern": "*.txt", "limit": 0.5}),
+        json!({"pattern": "./src/*.ts"}),
+        json!({"pattern": "nested/**", "path": "src"}),
+        json!({"pattern": "SRC/*.ts"}),
         json!({"pattern": "nothing*"}),
         json!({"pattern": "[a"}),
         json!({"pattern": "*", "path": "missing"}),
