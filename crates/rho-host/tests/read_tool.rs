@@ -288,3 +288,27 @@ async fn zero_or_negative_offsets_start_at_the_top_and_a_zero_limit_selects_noth
         );
     }
 }
+
+#[tokio::test]
+async fn a_range_of_a_large_file_is_selected_while_reading() {
+    // Pi 1.6 streams a file for offset/limit (selectLinesFromStream); the texts are those of
+    // the whole-file path.
+    let dir = tempfile::tempdir().unwrap();
+    let lines = numbered_lines(1, 300_000);
+    write(dir.path(), "big.txt", &format!("{}\n", lines.join("\n")));
+    let out = read_ok(
+        dir.path(),
+        json!({"path": "big.txt", "offset": 150_000, "limit": 2}),
+    )
+    .await;
+    assert_eq!(
+        only_text(&out),
+        "line 150000\nline 150001\n\n[150000 more lines in file. Use offset=150002 to continue.]"
+    );
+    assert_eq!(out.details, None);
+    let err = read_err(dir.path(), json!({"path": "big.txt", "offset": 300_002})).await;
+    assert_eq!(
+        err,
+        "Offset 300002 is beyond end of file (300001 lines total)"
+    );
+}
