@@ -381,3 +381,66 @@ fn sniffing_skips_utf8_byte_order_marks_and_needs_two_bytes() {
     late.extend_from_slice(b"\x89PNG\r\n\x1a\n");
     assert_eq!(detect_image_mime(&late), None);
 }
+
+/// A 3×2 24-bit BMP, every pixel red.
+fn red_bmp() -> Vec<u8> {
+    let (width, height) = (3u32, 2u32);
+    let row: Vec<u8> = [0u8, 0, 255].repeat(width as usize);
+    let padding = (4 - row.len() % 4) % 4;
+    let mut pixels = Vec::new();
+    for _ in 0..height {
+        pixels.extend_from_slice(&row);
+        pixels.extend(std::iter::repeat_n(0u8, padding));
+    }
+    let size = 14 + 40 + pixels.len() as u32;
+    let mut bmp = b"BM".to_vec();
+    bmp.extend(size.to_le_bytes());
+    bmp.extend([0u8; 4]);
+    bmp.extend(54u32.to_le_bytes());
+    bmp.extend(40u32.to_le_bytes());
+    bmp.extend(width.to_le_bytes());
+    bmp.extend(height.to_le_bytes());
+    bmp.extend(1u16.to_le_bytes());
+    bmp.extend(24u16.to_le_bytes());
+    bmp.extend(0u32.to_le_bytes());
+    bmp.extend((pixels.len() as u32).to_le_bytes());
+    bmp.extend([0u8; 16]);
+    bmp.extend(pixels);
+    bmp
+}
+
+#[tokio::test]
+async fn a_bmp_is_sent_as_png_with_pis_conversion_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "red.bmp", &red_bmp());
+    // Pi 1.6.0's processImage on the same bytes: image/png, hint "[Image converted from image/bmp
+    // to image/png.]", with and without auto-resize.
+    for tool in [
+        ReadTool::new(dir.path()),
+        ReadTool::new(dir.path()).with_auto_resize_images(false),
+    ] {
+        let output = read_with(tool, "red.bmp").await;
+        assert_eq!(
+            output.content[0],
+            ContentBlock::text(
+                "Read image file [image/png]\n[Image converted from image/bmp to image/png.]"
+            )
+        );
+        assert_eq!(attached(&output), (ImageFormat::Png, 3, 2));
+    }
+}
+
+#[tokio::test]
+async fn a_bmp_that_cannot_be_decoded_is_omitted_with_pis_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bmp = red_bmp();
+    bmp.truncate(60);
+    write(dir.path(), "broken.bmp", &bmp);
+    let output = read_with(ReadTool::new(dir.path()), "broken.bmp").await;
+    assert_eq!(
+        output,
+        text_result(
+            "Read image file [image/bmp]\n[Image omitted: could not be converted to a supported inline image format.]"
+        )
+    );
+}

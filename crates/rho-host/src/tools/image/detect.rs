@@ -14,6 +14,8 @@ pub enum ImageMime {
     Gif,
     /// `image/webp`.
     Webp,
+    /// `image/bmp` (Pi 1.6; converted to PNG before it is sent).
+    Bmp,
 }
 
 impl ImageMime {
@@ -24,6 +26,7 @@ impl ImageMime {
             ImageMime::Png => "image/png",
             ImageMime::Gif => "image/gif",
             ImageMime::Webp => "image/webp",
+            ImageMime::Bmp => "image/bmp",
         }
     }
 }
@@ -61,7 +64,44 @@ pub fn detect_image_mime(bytes: &[u8]) -> Option<ImageMime> {
     if head.starts_with(b"RIFF") && head.get(8..12) == Some(b"WEBP".as_slice()) {
         return Some(ImageMime::Webp);
     }
+    if head.starts_with(b"BM") && is_bmp(head) {
+        return Some(ImageMime::Bmp);
+    }
     None
+}
+
+/// Pi 1.6's `isBmp`: a plausible file header and a DIB header of a known size with one colour
+/// plane and a standard bit depth.
+fn is_bmp(head: &[u8]) -> bool {
+    let u32_at = |at: usize| {
+        head.get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let u16_at = |at: usize| {
+        head.get(at..at + 2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+    };
+    if head.len() < 26 {
+        return false;
+    }
+    let (Some(file_size), Some(pixels_at), Some(dib_size)) = (u32_at(2), u32_at(10), u32_at(14))
+    else {
+        return false;
+    };
+    let file_size = u64::from(file_size);
+    let (pixels_at, dib_size) = (u64::from(pixels_at), u64::from(dib_size));
+    if (file_size != 0 && file_size < 26)
+        || pixels_at < 14 + dib_size
+        || (file_size != 0 && pixels_at >= file_size)
+    {
+        return false;
+    }
+    let (planes, bits) = match dib_size {
+        12 => (u16_at(22), u16_at(24)),
+        40..=124 if head.len() >= 30 => (u16_at(26), u16_at(28)),
+        _ => return false,
+    };
+    planes == Some(1) && bits.is_some_and(|bits| [1, 4, 8, 16, 24, 32].contains(&bits))
 }
 
 /// Walks the PNG chunks within the sniffed bytes: `IDAT` first means PNG, `acTL` first means APNG.
