@@ -362,20 +362,27 @@ fn the_default_limit_is_pi_s_four_and_a_half_mebibytes() {
 }
 
 #[test]
-fn sniffing_skips_utf8_byte_order_marks_and_needs_two_bytes() {
+fn sniffing_follows_pi_1_6s_signatures() {
     use rho_host::tools::image::{ImageMime, detect_image_mime};
-    assert_eq!(
-        detect_image_mime(b"\xEF\xBB\xBF\xEF\xBB\xBFGIF89a"),
-        Some(ImageMime::Gif)
-    );
-    assert_eq!(detect_image_mime(b"\xFF"), None);
-    assert_eq!(detect_image_mime(b""), None);
-    assert_eq!(detect_image_mime(b"\xFF\xD8\xFF"), Some(ImageMime::Jpeg));
-    assert_eq!(detect_image_mime(b"RIFF\0\0\0\0WAVE"), None);
-    assert_eq!(
-        detect_image_mime(b"RIFF\0\0\0\0WEBPVP8 "),
-        Some(ImageMime::Webp)
-    );
+    // Pi 1.6.0's detectSupportedImageMimeType on the same bytes (Node 22).
+    let png = |chunks: &[u8]| [b"\x89PNG\r\n\x1a\n".as_slice(), chunks].concat();
+    let cases: [(&[u8], Option<ImageMime>); 12] = [
+        (b"\xEF\xBB\xBFGIF89a", None),
+        (b"\xFF", None),
+        (b"", None),
+        (b"\xFF\xD8\xFF", Some(ImageMime::Jpeg)),
+        (b"\xFF\xD8\xFF\xF7x", None),
+        (b"RIFF\0\0\0\0WAVE", None),
+        (b"RIFF\0\0\0\0WEBPVP8 ", Some(ImageMime::Webp)),
+        (b"GIF87a", Some(ImageMime::Gif)),
+        (b"GIF8", None),
+        (b"GIF90a", None),
+        (&png(b""), None),
+        (&png(b"\0\0\0\x0dIHDR"), Some(ImageMime::Png)),
+    ];
+    for (bytes, expected) in cases {
+        assert_eq!(detect_image_mime(bytes), expected, "{bytes:?}");
+    }
     // A PNG signature 4100 bytes in is past the sniffed prefix.
     let mut late = vec![b' '; 4100];
     late.extend_from_slice(b"\x89PNG\r\n\x1a\n");

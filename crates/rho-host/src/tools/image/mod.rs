@@ -20,7 +20,7 @@ const UNCONVERTIBLE_NOTE: &str =
     "[Image omitted: could not be converted to a supported inline image format.]";
 
 /// A BMP file re-encoded as PNG, or `None` when it cannot be decoded.
-fn bmp_to_png(bytes: &[u8]) -> Option<Vec<u8>> {
+pub(super) fn bmp_to_png(bytes: &[u8]) -> Option<Vec<u8>> {
     let image = image::load_from_memory_with_format(bytes, image::ImageFormat::Bmp).ok()?;
     let mut png = Vec::new();
     image
