@@ -631,3 +631,44 @@ async fn a_timeout_that_is_not_a_positive_number_of_seconds_below_nodes_limit_is
     );
     assert!(!dir.path().join("ran").exists());
 }
+
+/// shared/fixtures/pi-1.6/json-bashlong.new.jsonl: a short line, then one of 120,000 bytes
+/// ended by a newline. Pi 1.6 counts 2 lines (the trailing newline starts none), shows the last
+/// 50 KB of line 2, and calls the open line after it 0 B long.
+#[tokio::test]
+async fn a_long_last_line_shows_its_tail_with_pi_1_6s_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = "echo first; head -c 120000 /dev/zero | tr '\\0' x; echo";
+    let result = run(dir.path(), json!({"command": command})).await.unwrap();
+    let details = result.details.clone().unwrap();
+    let path = details["fullOutputPath"].as_str().unwrap().to_owned();
+    let truncation = &details["truncation"];
+    assert_eq!(
+        (
+            &truncation["truncated"],
+            &truncation["truncatedBy"],
+            &truncation["totalLines"],
+            &truncation["totalBytes"],
+            &truncation["outputLines"],
+            &truncation["outputBytes"],
+            &truncation["lastLinePartial"],
+        ),
+        (
+            &json!(true),
+            &json!("bytes"),
+            &json!(2),
+            &json!(120_007),
+            &json!(1),
+            &json!(51_200),
+            &json!(true)
+        )
+    );
+    assert_eq!(
+        result.content,
+        vec![ContentBlock::text(format!(
+            "{}\n\n[Showing last 50.0KB of line 2 (line is 0B). Full output: {path}]",
+            "x".repeat(51_200)
+        ))]
+    );
+    std::fs::remove_file(path).unwrap();
+}
