@@ -421,6 +421,7 @@ impl Agent {
             });
             self.dispatch(&AgentEvent::AgentEnd {
                 messages: vec![failure],
+                will_retry: false,
             });
         }
     }

@@ -1,4 +1,5 @@
-//! Agent events (pi-reference §3.1) plus rho's `durationMs` on `tool_execution_end`.
+//! Agent events (pi-reference §3.1, as Pi 1.6 prints them: delta §1) plus rho's `durationMs` on
+//! `tool_execution_end`.
 
 use std::sync::Arc;
 
@@ -8,11 +9,12 @@ use serde_json::Value;
 
 use rho_ai::AgentMessage;
 
-/// One event of a run. Serializes to Pi's JSON (`{"type":"turn_start"}`, …).
+/// One event of a run. Serializes to Pi 1.6's JSON (`{"type":"turn_start"}`, …); only written,
+/// never read back.
 // Each event is built once and handed to the sink by value; boxing the large streaming variant
 // would cost an allocation per streamed delta for no gain.
 #[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(
     tag = "type",
     rename_all = "snake_case",
@@ -28,11 +30,14 @@ pub enum AgentEvent {
         /// The message (for an assistant, the empty partial).
         message: AgentMessage,
     },
-    /// A streamed assistant delta (only `text_*`, `thinking_*`, `toolcall_*`).
+    /// A streamed assistant delta (only `text_*`, `thinking_*`, `toolcall_*`). Pi 1.6 prints
+    /// `{type, usage, assistantMessageEvent}`: the partial's usage and the delta alone.
     MessageUpdate {
-        /// Snapshot of the partial assistant message.
+        /// Snapshot of the partial assistant message (printed as its `usage`).
+        #[serde(rename = "usage", serialize_with = "usage_of")]
         message: AgentMessage,
-        /// The provider event.
+        /// The provider event (printed without its `partial`).
+        #[serde(serialize_with = "rho_ai::wire_event::serialize_delta_only")]
         assistant_message_event: AssistantMessageEvent,
     },
     /// A message was added to the context.
@@ -85,7 +90,21 @@ pub enum AgentEvent {
     AgentEnd {
         /// The run's new messages.
         messages: Vec<AgentMessage>,
+        /// Pi 1.6: whether an automatic retry follows. The agent says `false`; the session,
+        /// which owns retries, says what it will do.
+        will_retry: bool,
     },
+}
+
+/// The usage of a partial assistant message (zero for any other message).
+fn usage_of<S: serde::Serializer>(
+    message: &AgentMessage,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match message.as_assistant() {
+        Some(assistant) => assistant.usage.serialize(serializer),
+        None => Usage::default().serialize(serializer),
+    }
 }
 
 /// The `result` object of `tool_execution_end`.

@@ -115,8 +115,15 @@ struct Prepared {
 }
 
 enum Preflight {
-    Refused(Finalized),
+    /// Boxed: a finalized result is large, and most calls are ready.
+    Refused(Box<Finalized>),
     Ready(Prepared),
+}
+
+impl Preflight {
+    fn refused(text: String, terminate: Option<bool>) -> Self {
+        Preflight::Refused(Box::new(Finalized::refusal(text, terminate)))
+    }
 }
 
 /// What a batch may touch of the run that started it: the tools, the hooks, the cancellation,
@@ -217,7 +224,7 @@ async fn execute_sequential(
     for call in calls {
         emit_start(run, call);
         let finalized = match preflight(run, assistant, call).await {
-            Preflight::Refused(refusal) => refusal,
+            Preflight::Refused(refusal) => *refusal,
             Preflight::Ready(prepared) => {
                 execute_and_finalize(run, assistant, call, prepared).await
             }
@@ -243,7 +250,7 @@ async fn execute_parallel(
         match preflight(run, assistant, call).await {
             Preflight::Refused(refusal) => {
                 emit_end(run, call, &refusal);
-                slots.push(Some(refusal));
+                slots.push(Some(*refusal));
             }
             Preflight::Ready(prepared) => {
                 slots.push(None);
@@ -284,25 +291,22 @@ async fn preflight(
     call: &ToolCall,
 ) -> Preflight {
     if run.cancel.is_cancelled() {
-        return Preflight::Refused(Finalized::refusal(OPERATION_ABORTED.into(), None));
+        return Preflight::refused(OPERATION_ABORTED.into(), None);
     }
     let Some(tool) = run.tools.get(&call.name) else {
-        return Preflight::Refused(Finalized::refusal(
-            format!("Tool {} not found", call.name),
-            None,
-        ));
+        return Preflight::refused(format!("Tool {} not found", call.name), None);
     };
     let prepared = match guarded(|| tool.prepare_arguments(call.arguments.clone())) {
         Ok(Ok(args)) => args,
-        Ok(Err(e)) => return Preflight::Refused(Finalized::refusal(e.0, None)),
-        Err(panic) => return Preflight::Refused(Finalized::refusal(panic, None)),
+        Ok(Err(e)) => return Preflight::refused(e.0, None),
+        Err(panic) => return Preflight::refused(panic, None),
     };
     let args = match run
         .tools
         .validate(tool.as_ref(), &prepared, &call.arguments)
     {
         Ok(args) => args,
-        Err(text) => return Preflight::Refused(Finalized::refusal(text, None)),
+        Err(text) => return Preflight::refused(text, None),
     };
     if let Some(hooks) = &run.config.tool_hooks {
         let decision = std::panic::AssertUnwindSafe(hooks.before_tool_call(
@@ -317,16 +321,16 @@ async fn preflight(
         .catch_unwind()
         .await;
         if run.cancel.is_cancelled() {
-            return Preflight::Refused(Finalized::refusal(OPERATION_ABORTED.into(), None));
+            return Preflight::refused(OPERATION_ABORTED.into(), None);
         }
         match decision {
             Ok(Ok(Some(decision))) if decision.block => {
                 let reason = decision.reason.unwrap_or_else(|| BLOCKED.to_owned());
-                return Preflight::Refused(Finalized::refusal(reason, decision.terminate));
+                return Preflight::refused(reason, decision.terminate);
             }
             Ok(Ok(_)) => {}
-            Ok(Err(e)) => return Preflight::Refused(Finalized::refusal(e.0, None)),
-            Err(panic) => return Preflight::Refused(Finalized::refusal(panic_text(panic), None)),
+            Ok(Err(e)) => return Preflight::refused(e.0, None),
+            Err(panic) => return Preflight::refused(panic_text(panic), None),
         }
     }
     Preflight::Ready(Prepared {

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use rho_ai::{
-    AssistantMessage, AssistantMessageEvent, Context, Message, StopReason, StreamOptions, ToolSpec,
+    AssistantMessage, AssistantMessageEvent, Context, Message, StopReason, StreamOptions,
+    ThinkingLevel, ToolSpec,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -143,6 +144,7 @@ impl<'c> Run<'c> {
         let messages = std::mem::take(&mut self.new_messages);
         self.emit(AgentEvent::AgentEnd {
             messages: messages.clone(),
+            will_retry: false,
         });
         messages
     }
@@ -239,6 +241,7 @@ impl<'c> Run<'c> {
             cancel: self.cancel.clone(),
             ..StreamOptions::default()
         };
+        let called_at = std::time::Instant::now();
         let mut stream = self
             .config
             .provider
@@ -266,7 +269,12 @@ impl<'c> Run<'c> {
                 _ => {}
             }
         }
-        let final_message = Arc::new(stream.result().await);
+        let mut final_message = stream.result().await;
+        // Pi 1.6: how long the call took (monotonic, from the stream's creation) and the level
+        // it asked for.
+        final_message.duration_ms = Some(called_at.elapsed().as_millis() as u64);
+        final_message.thinking_level = Some(self.config.reasoning.unwrap_or(ThinkingLevel::Off));
+        let final_message = Arc::new(final_message);
         let message: AgentMessage = final_message.clone().into();
         if !started {
             self.emit(AgentEvent::MessageStart {

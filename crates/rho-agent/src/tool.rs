@@ -137,6 +137,12 @@ pub trait AgentTool: Send + Sync {
     fn execution_mode(&self) -> ExecutionMode {
         ExecutionMode::Parallel
     }
+    /// How a provider may constrain sampling to the schema, as a `system` message declares the
+    /// tool (Pi 1.6 declares `{"type":"json_schema","strict":"prefer"}` on read, bash, edit and
+    /// write); `None` for no preference.
+    fn constrained_sampling(&self) -> Option<Value> {
+        None
+    }
     /// Reshapes raw arguments before validation (for compatibility shims).
     fn prepare_arguments(&self, args: Value) -> Result<Value, ToolError> {
         Ok(args)
@@ -162,12 +168,6 @@ pub trait AgentTool: Send + Sync {
     ) -> Result<ToolOutput, ToolError> {
         let _ = context;
         self.execute(tool_call_id, args, cancel, updates).await
-    }
-
-    /// How the model should be held to the schema (Pi's `constrainedSampling`, declared in the
-    /// system message's `toolsAdded`); `None` declares nothing.
-    fn constrained_sampling(&self) -> Option<Value> {
-        None
     }
 
     /// The specification sent to the model.

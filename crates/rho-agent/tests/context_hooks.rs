@@ -60,11 +60,12 @@ impl ContextHooks for KeepLastTwo {
         self.seen_by_convert.lock().unwrap().push(messages.len());
         Ok(messages
             .iter()
-            .map(|m| match m {
-                AgentMessage::Llm(m) => m.clone(),
+            .filter_map(|m| match m {
+                AgentMessage::Llm(m) => Some(m.clone()),
+                AgentMessage::System(_) => None,
                 AgentMessage::Custom(c) => {
                     let text = format!("[{}]", c.role);
-                    Message::User(Arc::new(rho_ai::UserMessage::text(text)))
+                    Some(Message::User(Arc::new(rho_ai::UserMessage::text(text))))
                 }
             })
             .collect())
@@ -237,7 +238,7 @@ async fn continue_runs_from_the_context_without_prompt_events_even_from_a_custom
             strings(&[
                 "agent_start",
                 "turn_start",
-                "ms:assistant:stop",
+                "ms:assistant:pending",
                 "me:assistant:stop",
                 "turn_end[]",
                 "agent_end(1)"

@@ -120,7 +120,20 @@ async fn message_updates_are_only_deltas_and_carry_the_assistant_event() {
         .unwrap();
     assert_eq!(first_delta["assistantMessageEvent"]["contentIndex"], 0);
     assert_eq!(first_delta["assistantMessageEvent"]["delta"], "Read");
-    assert_eq!(first_delta["message"]["role"], "assistant");
+    // Pi 1.6: the partial's usage, no cumulative message and no partial in the event.
+    let keys: Vec<&str> = first_delta
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["type", "usage", "assistantMessageEvent"]);
+    assert!(first_delta["usage"]["totalTokens"].is_u64());
+    assert!(
+        first_delta["assistantMessageEvent"]
+            .get("partial")
+            .is_none()
+    );
 }
 
 #[tokio::test]

@@ -61,7 +61,7 @@ async fn steering_queued_during_tools_arrives_after_the_whole_batch_before_the_n
             "turn_start",
             "ms:user:use tabs",
             "me:user:use tabs",
-            "ms:assistant:stop",
+            "ms:assistant:pending",
             "me:assistant:stop",
             "turn_end[]",
             "agent_end(6)",
@@ -112,7 +112,7 @@ async fn a_steering_message_forces_another_turn_after_a_tool_less_reply() {
             "turn_start",
             "ms:user:and more",
             "me:user:and more",
-            "ms:assistant:stop",
+            "ms:assistant:pending",
             "me:assistant:stop",
             "turn_end[]",
             "agent_end(4)"
@@ -265,7 +265,7 @@ async fn steering_queued_before_the_run_is_injected_after_the_prompt_before_the_
             "me:user:go",
             "ms:user:early",
             "me:user:early",
-            "ms:assistant:stop",
+            "ms:assistant:pending",
             "me:assistant:stop",
             "turn_end[]",
             "agent_end(3)"

@@ -303,7 +303,7 @@ async fn after_a_terminating_batch_a_pending_follow_up_still_starts_a_turn() {
             "turn_start",
             "ms:user:next task",
             "me:user:next task",
-            "ms:assistant:stop",
+            "ms:assistant:pending",
             "me:assistant:stop",
             "turn_end[]",
             "agent_end(5)"

@@ -17,8 +17,12 @@ pub mod partial_json;
 pub mod provider;
 pub mod stream;
 pub mod transform;
+pub mod wire_event;
 
-pub use agent_message::{AgentMessage, CustomMessage, default_convert_to_llm};
+pub use agent_message::{
+    AgentMessage, CustomMessage, SystemMessage, SystemRole, ToolDeclaration, ToolRemoval,
+    default_convert_to_llm,
+};
 pub use content::{ContentBlock, ImageContent, TextContent, ThinkingContent, ToolCall};
 pub use error::{ErrorInfo, ErrorKind};
 pub use event::AssistantMessageEvent;

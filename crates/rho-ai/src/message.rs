@@ -111,6 +111,10 @@ impl UserMessage {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum StopReason {
+    /// Still streaming: what `message_start` shows (Pi 1.6); never the reason of a finished reply.
+    Pending,
+    /// The provider deferred the response (batch APIs); read, never produced by rho.
+    Deferred,
     /// The model finished.
     Stop,
     /// The output token limit was reached.
@@ -149,6 +153,10 @@ pub struct Cost {
     /// Sum of the four.
     #[serde(serialize_with = "rho_stdx::js::serialize_number")]
     pub total: f64,
+    /// Whether `total` is the provider's own figure (Pi 1.6 writes `false` whenever it computed the
+    /// cost from the model's prices; absent before anything was computed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_from_provider: Option<bool>,
 }
 
 /// Token usage of one model call (or a sum of several).
@@ -163,10 +171,20 @@ pub struct Usage {
     pub cache_read: u64,
     /// Tokens written to cache.
     pub cache_write: u64,
+    /// Reasoning tokens, a part of `output` (Pi 1.6; absent when the provider does not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<u64>,
     /// Provider-reported total.
     pub total_tokens: u64,
     /// Cost in USD.
     pub cost: Cost,
+    /// Anthropic: cache writes with a one-hour lifetime (a part of `cache_write`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        rename = "cacheWrite1h"
+    )]
+    pub cache_write_1h: Option<u64>,
 }
 
 impl Usage {
@@ -176,12 +194,22 @@ impl Usage {
         self.output += other.output;
         self.cache_read += other.cache_read;
         self.cache_write += other.cache_write;
+        self.reasoning = add_optional(self.reasoning, other.reasoning);
         self.total_tokens += other.total_tokens;
+        self.cache_write_1h = add_optional(self.cache_write_1h, other.cache_write_1h);
         self.cost.input += other.cost.input;
         self.cost.output += other.cost.output;
         self.cost.cache_read += other.cost.cache_read;
         self.cost.cache_write += other.cost.cache_write;
         self.cost.total += other.cost.total;
+    }
+}
+
+/// The sum of two optional counts: absent only when both are.
+fn add_optional(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
     }
 }
 
@@ -198,7 +226,7 @@ pub struct ProviderBlock {
     pub block: Arc<Value>,
 }
 
-/// A model response (pi-reference §1.3).
+/// A model response (pi-reference §1.3), its fields in Pi 1.6's order (rho's additions last).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AssistantMessage {
@@ -213,30 +241,39 @@ pub struct AssistantMessage {
     /// The model the server says answered, when it differs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_model: Option<String>,
+    /// Token usage and cost.
+    #[serde(default)]
+    pub usage: Usage,
+    /// Why the response ended (`pending` while it streams).
+    pub stop_reason: StopReason,
+    /// When the provider call started, epoch ms.
+    #[serde(default)]
+    pub timestamp: i64,
     /// Upstream response id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_id: Option<String>,
+    /// The provider's own stop reason (`tool_calls`, `end_turn`, `completed`…), as it sent it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_stop_reason: Option<String>,
+    /// Present iff `stop_reason` is `error` or `aborted`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+    /// Milliseconds from the call's start to its end (Pi 1.6; set by the loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// The thinking level the call asked for (Pi 1.6; set by the loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_level: Option<crate::model::ThinkingLevel>,
     /// Provider diagnostics, kept opaque.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnostics: Option<Value>,
     /// rho: provider-only blocks, for replay to the same model (additive; Pi clients ignore it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub provider_blocks: Vec<ProviderBlock>,
-    /// Token usage and cost.
-    #[serde(default)]
-    pub usage: Usage,
-    /// Why the response ended.
-    pub stop_reason: StopReason,
-    /// Present iff `stop_reason` is `error` or `aborted`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error_message: Option<String>,
     /// rho: how the call failed (retryable? overflow? auth?), set by the provider where the
     /// failure arose. Not part of Pi's wire format, so not serialized.
     #[serde(skip)]
     pub error_info: Option<crate::error::ErrorInfo>,
-    /// When the provider call started, epoch ms.
-    #[serde(default)]
-    pub timestamp: i64,
 }
 
 impl AssistantMessage {
@@ -248,14 +285,17 @@ impl AssistantMessage {
             provider: provider.to_owned(),
             model: model.to_owned(),
             response_model: None,
+            usage: Usage::default(),
+            stop_reason: StopReason::Pending,
+            timestamp: now_ms(),
             response_id: None,
+            raw_stop_reason: None,
+            error_message: None,
+            duration_ms: None,
+            thinking_level: None,
             diagnostics: None,
             provider_blocks: Vec::new(),
-            usage: Usage::default(),
-            stop_reason: StopReason::Stop,
-            error_message: None,
             error_info: None,
-            timestamp: now_ms(),
         }
     }
 
@@ -289,14 +329,14 @@ pub struct ToolResultMessage {
     /// Data for programs and screens; never sent to the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
-    /// True when the call was refused or failed.
-    pub is_error: bool,
-    /// rho: wall time of `execute` in ms; present iff the tool really executed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub duration_ms: Option<u64>,
     /// rho: usage reported by a tool that itself called a model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// True when the call was refused or failed.
+    pub is_error: bool,
+    /// Wall time of `execute` in ms; present iff the tool really executed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
     /// Epoch ms.
     #[serde(default)]
     pub timestamp: i64,

@@ -57,12 +57,17 @@ impl Model {
     /// Fills `usage.cost` from this model's prices.
     pub fn apply_cost(&self, usage: &mut crate::Usage) {
         let per = |price: f64, tokens: u64| price / 1_000_000.0 * tokens as f64;
+        // Anthropic bills one-hour cache writes at twice the input price (Pi 1.6).
+        let long_write = usage.cache_write_1h.unwrap_or(0).min(usage.cache_write);
+        let short_write = usage.cache_write - long_write;
         usage.cost.input = per(self.cost.input, usage.input);
         usage.cost.output = per(self.cost.output, usage.output);
         usage.cost.cache_read = per(self.cost.cache_read, usage.cache_read);
-        usage.cost.cache_write = per(self.cost.cache_write, usage.cache_write);
+        usage.cost.cache_write =
+            per(self.cost.cache_write, short_write) + per(self.cost.input * 2.0, long_write);
         usage.cost.total =
             usage.cost.input + usage.cost.output + usage.cost.cache_read + usage.cost.cache_write;
+        usage.cost.total_from_provider = Some(false);
     }
 }
 
@@ -105,17 +110,21 @@ pub enum ThinkingLevel {
     High,
     /// Extra high.
     Xhigh,
+    /// The most a model offers (Pi 1.6); supported only where a model's `thinkingLevelMap`
+    /// gives it a value.
+    Max,
 }
 
 impl ThinkingLevel {
     /// Every level, lowest first; clamping walks this order.
-    pub const ALL: [ThinkingLevel; 6] = [
+    pub const ALL: [ThinkingLevel; 7] = [
         ThinkingLevel::Off,
         ThinkingLevel::Minimal,
         ThinkingLevel::Low,
         ThinkingLevel::Medium,
         ThinkingLevel::High,
         ThinkingLevel::Xhigh,
+        ThinkingLevel::Max,
     ];
 
     /// The level's name as flags, settings, session files and `thinkingLevelMap` spell it.
@@ -127,6 +136,7 @@ impl ThinkingLevel {
             ThinkingLevel::Medium => "medium",
             ThinkingLevel::High => "high",
             ThinkingLevel::Xhigh => "xhigh",
+            ThinkingLevel::Max => "max",
         }
     }
 

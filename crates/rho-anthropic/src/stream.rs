@@ -84,6 +84,21 @@ impl AnthropicFolder {
         if let Some(n) = read("cache_creation_input_tokens") {
             target.cache_write = n;
         }
+        // Pi 1.6: the one-hour part of the cache writes, and the thinking part of the output.
+        if let Some(n) = usage
+            .get("cache_creation")
+            .and_then(|c| c.get("ephemeral_1h_input_tokens"))
+            .and_then(Value::as_u64)
+        {
+            target.cache_write_1h = Some(n);
+        }
+        if let Some(n) = usage
+            .get("output_tokens_details")
+            .and_then(|d| d.get("thinking_tokens"))
+            .and_then(Value::as_u64)
+        {
+            target.reasoning = Some(n);
+        }
         target.total_tokens = target.input + target.output + target.cache_read + target.cache_write;
         self.model.apply_cost(target);
     }
@@ -94,6 +109,7 @@ impl AnthropicFolder {
             .and_then(|delta| delta.get("stop_reason"))
             .and_then(Value::as_str)
         {
+            self.message.raw_stop_reason = Some(reason.to_owned());
             match map_stop_reason(reason) {
                 StopOutcome::Ok(stop) => {
                     self.message.stop_reason = stop;
@@ -166,6 +182,8 @@ impl SseFolder for AnthropicFolder {
                         self.message.response_id = Some(id.to_owned());
                     }
                     if let Some(usage) = message.get("usage") {
+                        // Pi 1.6 reads the one-hour cache writes of message_start as 0 when absent.
+                        self.message.usage.cache_write_1h = Some(0);
                         self.apply_usage(usage);
                     }
                 }

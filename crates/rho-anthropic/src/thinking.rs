@@ -41,23 +41,23 @@ pub fn is_adaptive_model(model_id: &str) -> bool {
         .any(|marker| model_id.contains(marker))
 }
 
-/// The thinking budget of a level; `xhigh` is treated as `high`.
+/// The thinking budget of a level; `xhigh` and `max` are treated as `high`.
 pub fn budget_tokens(level: ThinkingLevel) -> u64 {
     match level {
         ThinkingLevel::Off => 0,
         ThinkingLevel::Minimal => 1024,
         ThinkingLevel::Low => 2048,
         ThinkingLevel::Medium => 8192,
-        ThinkingLevel::High | ThinkingLevel::Xhigh => 16384,
+        ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => 16384,
     }
 }
 
-/// The adaptive-thinking effort of a level.
+/// The adaptive-thinking effort of a level (`xhigh` and `max` ask for `high`).
 pub fn effort(level: ThinkingLevel) -> &'static str {
     match level {
         ThinkingLevel::Off | ThinkingLevel::Minimal | ThinkingLevel::Low => "low",
         ThinkingLevel::Medium => "medium",
-        ThinkingLevel::High | ThinkingLevel::Xhigh => "high",
+        ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => "high",
     }
 }
 

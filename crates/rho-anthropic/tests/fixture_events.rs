@@ -38,9 +38,13 @@ fn the_smallest_text_stream_emits_start_text_events_and_done_with_the_whole_mess
                 cache_read: 0.0,
                 cache_write: 0.0,
                 total: cost(3.0, 10) + cost(15.0, 4),
+                total_from_provider: Some(false),
             },
+            cache_write_1h: Some(0),
+            ..Default::default()
         },
         stop_reason: StopReason::Stop,
+        raw_stop_reason: Some("end_turn".into()),
         timestamp: message.timestamp,
         ..AssistantMessage::empty(&m.api, &m.provider, &m.id)
     };

@@ -37,6 +37,7 @@ fn assert_fixture(name: &str, expected: Digest, expected_server: Vec<ServerBlock
         cache_read: read,
         cache_write: write,
         total: input + output + read + write,
+        total_from_provider: Some(false),
     };
     assert_eq!(u.cost, expected_cost, "{name}");
     let last = folded.events.last().unwrap();

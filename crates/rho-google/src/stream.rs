@@ -113,11 +113,13 @@ impl GoogleFolder {
         target.output = counts.candidates + counts.thoughts;
         target.cache_read = counts.cached;
         target.cache_write = 0;
+        target.reasoning = Some(counts.thoughts);
         target.total_tokens = counts.total;
         self.model.apply_cost(target);
     }
 
     fn apply_finish(&mut self, reason: &str) {
+        self.message.raw_stop_reason = Some(reason.to_owned());
         let has_tool_calls = self.message.tool_calls().next().is_some();
         // Any tool call makes the turn a tool turn, whatever the reason says (as in Pi).
         let outcome = if has_tool_calls {

@@ -42,11 +42,14 @@ pub fn is_gemma4(model_id: &str) -> bool {
     id.contains("gemma4") || id.contains("gemma-4")
 }
 
-/// The `thinkingLevel` of an effort on a model that takes levels. `xhigh` counts as `high`.
+/// The `thinkingLevel` of an effort on a model that takes levels. `xhigh` and `max` count as
+/// `high`.
 pub fn thinking_level(model_id: &str, level: ThinkingLevel) -> &'static str {
     let low_or_high = |low: &'static str| match level {
         ThinkingLevel::Off | ThinkingLevel::Minimal | ThinkingLevel::Low => low,
-        ThinkingLevel::Medium | ThinkingLevel::High | ThinkingLevel::Xhigh => "HIGH",
+        ThinkingLevel::Medium | ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => {
+            "HIGH"
+        }
     };
     if is_gemini3_pro(model_id) {
         return low_or_high("LOW");
@@ -58,12 +61,12 @@ pub fn thinking_level(model_id: &str, level: ThinkingLevel) -> &'static str {
         ThinkingLevel::Off | ThinkingLevel::Minimal => "MINIMAL",
         ThinkingLevel::Low => "LOW",
         ThinkingLevel::Medium => "MEDIUM",
-        ThinkingLevel::High | ThinkingLevel::Xhigh => "HIGH",
+        ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => "HIGH",
     }
 }
 
 /// The `thinkingBudget` of an effort: fixed tables for Gemini 2.5 Pro / Flash / Flash-Lite,
-/// `-1` (dynamic) for every other model. `xhigh` counts as `high`.
+/// `-1` (dynamic) for every other model. `xhigh` and `max` count as `high`.
 pub fn thinking_budget(model_id: &str, level: ThinkingLevel) -> i64 {
     let table: [i64; 4] = if model_id.contains("2.5-pro") {
         [128, 2048, 8192, 32768]
@@ -78,7 +81,7 @@ pub fn thinking_budget(model_id: &str, level: ThinkingLevel) -> i64 {
         ThinkingLevel::Off | ThinkingLevel::Minimal => table[0],
         ThinkingLevel::Low => table[1],
         ThinkingLevel::Medium => table[2],
-        ThinkingLevel::High | ThinkingLevel::Xhigh => table[3],
+        ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => table[3],
     }
 }
 

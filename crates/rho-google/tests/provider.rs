@@ -11,7 +11,7 @@ use std::time::Duration;
 use rho_agent::{AgentEvent, AgentMessage, LoopConfig, LoopContext, run_agent_loop};
 use rho_ai::{
     AssistantMessage, Context, ErrorInfo, ErrorKind, Model, Provider, StopReason, StreamOptions,
-    UserMessage,
+    ThinkingLevel, UserMessage,
 };
 use rho_google::GoogleProvider;
 use rho_http::HttpClient;
@@ -182,8 +182,12 @@ async fn a_429_resource_exhausted_is_one_request_and_one_rate_limit_error() {
             retry_after_ms: None,
         }),
         timestamp: error.timestamp,
+        // Set by the loop: the call's duration (whatever it was) and the level it asked for.
+        duration_ms: error.duration_ms,
+        thinking_level: Some(ThinkingLevel::Off),
         ..AssistantMessage::empty("google-generative-ai", "google", "gemini-2.5-pro")
     };
+    assert!(error.duration_ms.is_some());
     assert_eq!(**error, expected);
     assert_eq!(server.requests().len(), 1);
     assert_eq!(server.remaining(), 1);

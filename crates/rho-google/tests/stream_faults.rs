@@ -202,6 +202,7 @@ fn cached_prompt_tokens_are_cache_reads_not_input() {
         output: 15,
         cache_read: 800,
         cache_write: 0,
+        reasoning: Some(5),
         total_tokens: 1015,
         ..Usage::default()
     };

@@ -92,6 +92,11 @@ impl Meter {
         exhausted
     }
 
+    /// Whether a limit is reached, without remembering it.
+    pub(crate) fn is_exhausted(&self) -> bool {
+        self.budget.is_exhausted(&lock(&self.tally))
+    }
+
     pub(crate) fn tripped(&self) -> bool {
         self.tripped.load(Ordering::SeqCst)
     }

@@ -11,8 +11,10 @@ pub mod record;
 pub mod retry;
 pub mod session;
 pub mod settings;
+pub mod tool_selection;
 pub mod tools;
 pub mod toolset;
+pub mod trust;
 
 pub use budget::{Budget, Tally};
 pub use record::SessionRecord;

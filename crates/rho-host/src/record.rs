@@ -225,7 +225,7 @@ impl SessionRecord {
 /// (`bashExecution`, summaries) are written by whoever creates them.
 fn entry_for(message: &AgentMessage) -> Option<EntryKind> {
     match message {
-        AgentMessage::Llm(_) => Some(EntryKind::message(message.clone())),
+        AgentMessage::Llm(_) | AgentMessage::System(_) => Some(EntryKind::message(message.clone())),
         AgentMessage::Custom(custom) if custom.role == "custom" => {
             let field = |name: &str| custom.fields.get(name).cloned();
             Some(EntryKind::CustomMessage {

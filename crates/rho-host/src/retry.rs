@@ -12,7 +12,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rho_agent::Agent;
+use rho_agent::{Agent, AgentMessage};
 use rho_ai::{AssistantMessage, StopReason};
 use rho_stdx::sync::lock;
 use tokio_util::sync::CancellationToken;
@@ -131,6 +131,19 @@ impl Retry {
         })
     }
 
+    /// Whether a run that ended with `messages` will be retried (Pi 1.6's `agent_end.willRetry`):
+    /// retries are on, the last reply failed retryably, the budget allows another call and the
+    /// chain has attempts left. `run_chain` decides the same way.
+    pub(crate) fn will_retry(&self, messages: &[AgentMessage], meter: &Meter) -> bool {
+        let policy = self.policy();
+        let attempts_made = lock(&self.pending).unwrap_or(0);
+        let last = messages.iter().rev().find_map(AgentMessage::as_assistant);
+        policy.enabled
+            && attempts_made < policy.max_retries
+            && last.is_some_and(|reply| is_retryable(reply))
+            && !meter.is_exhausted()
+    }
+
     /// Retries while the run ends in a retryable error; `prompt_cancel` is the prompt's abort.
     pub(crate) async fn run_chain(
         &self,
@@ -206,12 +219,23 @@ impl Retry {
 fn retryable_failure(agent: &Agent) -> Option<Failure> {
     agent.with_state(|s| {
         let last = s.messages.last()?.as_assistant()?;
-        let info = last.error_info.as_ref()?;
-        (last.stop_reason == StopReason::Error && info.is_retryable()).then(|| Failure {
+        is_retryable(last).then(|| Failure {
             message: last.error_message.clone().unwrap_or_default(),
-            retry_after_ms: info.retry_after_ms,
+            retry_after_ms: last
+                .error_info
+                .as_ref()
+                .and_then(|info| info.retry_after_ms),
         })
     })
+}
+
+/// A reply that failed with an error its provider classified as retryable.
+fn is_retryable(reply: &AssistantMessage) -> bool {
+    reply.stop_reason == StopReason::Error
+        && reply
+            .error_info
+            .as_ref()
+            .is_some_and(|info| info.is_retryable())
 }
 
 #[cfg(test)]

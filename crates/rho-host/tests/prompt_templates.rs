@@ -122,6 +122,7 @@ fn templates_load_with_descriptions_hints_and_project_precedence() {
         rho_home: home.clone(),
         template_paths: vec![],
         include_defaults: true,
+        include_project: true,
     });
     assert_eq!(
         loaded.templates,
@@ -174,6 +175,7 @@ fn explicit_template_paths_load_even_with_no_prompt_templates() {
         ],
         no_prompt_templates: true,
         no_context_files: true,
+        project_trusted: true,
         ..PromptOptions::default()
     });
     let names: Vec<&str> = resources
@@ -211,6 +213,7 @@ fn skill_command_expands_before_templates_are_considered() {
         cwd: cwd.clone(),
         rho_home: cwd.join("home"),
         no_context_files: true,
+        project_trusted: true,
         ..PromptOptions::default()
     });
     let (text, error) = resources.expand_input("/skill:go fast");

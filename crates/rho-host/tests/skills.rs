@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use rho_host::prompt::{
     DiagnosticKind, PromptDiagnostic, PromptOptions, PromptResources, Skill, SkillOptions,
-    expand_skill_command, format_skills_for_prompt, load_skills,
+    SkillReader, expand_skill_command, format_skills_for_prompt, load_skills,
 };
 
 fn write(path: &Path, text: &str) {
@@ -52,6 +52,8 @@ fn defaults(d: &Dirs) -> SkillOptions {
         rho_home: d.home.clone(),
         skill_paths: vec![],
         include_defaults: true,
+        include_project: true,
+        user_home: None,
     }
 }
 
@@ -240,6 +242,8 @@ fn explicit_skill_paths_load_with_no_skills_and_bad_ones_are_reported() {
             "notes.txt".into(),
         ],
         include_defaults: false,
+        include_project: true,
+        user_home: None,
         ..defaults(&d)
     });
     let names: Vec<&str> = loaded.skills.iter().map(|s| s.name.as_str()).collect();
@@ -270,10 +274,13 @@ fn skills_block_leaves_out_skills_the_model_may_not_invoke() {
         disable_model_invocation: true,
         ..visible.clone()
     };
-    assert_eq!(format_skills_for_prompt(std::slice::from_ref(&hidden)), "");
     assert_eq!(
-        format_skills_for_prompt(&[hidden, visible]),
-        "\n\nThe following skills provide specialized instructions for specific tasks.\nUse the read tool to load a skill's file when the task matches its description.\nWhen a skill file references a relative path, resolve it against the skill directory (parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.\n\n<available_skills>\n  <skill>\n    <name>a</name>\n    <description>It&apos;s &quot;quoted&quot;</description>\n    <location>/s/a/SKILL.md</location>\n  </skill>\n</available_skills>"
+        format_skills_for_prompt(std::slice::from_ref(&hidden), SkillReader::Read),
+        ""
+    );
+    assert_eq!(
+        format_skills_for_prompt(&[hidden, visible], SkillReader::Read),
+        "\n\nThe following skills provide specialized instructions for specific tasks.\nUse the read tool to load a skill's file when the task matches its description.\nResolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool commands.\n\n<available_skills>\n  <skill>\n    <name>a</name>\n    <description>It&apos;s &quot;quoted&quot;</description>\n    <location>/s/a/SKILL.md</location>\n  </skill>\n</available_skills>"
     );
 }
 
@@ -319,6 +326,7 @@ fn skill_file_gone_before_expansion_is_an_error_and_the_text_is_sent_unchanged()
     let resources = PromptResources::load(&PromptOptions {
         cwd: d.cwd.clone(),
         rho_home: d.home.clone(),
+        project_trusted: true,
         ..PromptOptions::default()
     });
     fs::remove_file(&path).unwrap();
@@ -338,6 +346,7 @@ fn no_skills_flag_without_paths_loads_nothing() {
         cwd: d.cwd.clone(),
         rho_home: d.home.clone(),
         no_skills: true,
+        project_trusted: true,
         ..PromptOptions::default()
     });
     assert_eq!(resources.skills, vec![]);

@@ -3,6 +3,7 @@
 
 mod bash_tool;
 mod compaction;
+mod context_sources;
 mod cross_provider;
 mod edit_diff;
 mod edit_tool;

@@ -6,11 +6,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use rho_host::prompt::{
-    ContextFile, DiagnosticKind, PromptOptions, PromptResources, SystemPromptInput, ToolPrompt,
-    build_system_prompt, load_context_files,
+    ContextFile, PromptOptions, PromptResources, SystemPromptInput, ToolPrompt,
+    build_system_prompt, build_system_prompt_sections, load_context_files,
 };
-
-const DATE: &str = "2026-03-04";
 
 /// A project tree: `root/home` is RHO_HOME, `root/project/sub` is the cwd.
 struct Tree {
@@ -56,6 +54,7 @@ fn options(t: &Tree) -> PromptOptions {
     PromptOptions {
         cwd: t.cwd.clone(),
         rho_home: t.home.clone(),
+        project_trusted: true,
         ..PromptOptions::default()
     }
 }
@@ -80,54 +79,56 @@ fn whole_prompt_has_pis_structure_with_rhos_name_and_no_documentation_block() {
 
     let resources = PromptResources::load(&options(&t));
     assert_eq!(resources.diagnostics, vec![]);
-    let prompt = resources.system_prompt(&DEFAULT_TOOLS, DATE);
+    let prompt = resources.system_prompt(&DEFAULT_TOOLS).text();
 
     let expected = format!(
-        "You are an expert coding assistant operating inside rho, a coding agent harness. You help users by reading files, executing commands, editing code, and writing new files.
+        "You are a coding assistant running inside rho, a coding agent harness. Help users inspect files, run commands, and modify code.
 
-Available tools:
+<tools>
 - read: Read file contents
 - bash: Execute bash commands (ls, grep, find, etc.)
 - edit: Make precise file edits with exact text replacement, including multiple disjoint edits in one call
 - write: Create or overwrite files
 
-In addition to the tools above, you may have access to other custom tools depending on the project.
+Additional tools may be available.
+</tools>
 
-Guidelines:
+<rules>
 - Use bash for file operations like ls, rg, find
 - Use read to examine files instead of cat or sed.
-- Use edit for precise changes (edits[].oldText must match exactly)
-- When changing multiple separate locations in one file, use one edit call with multiple entries in edits[] instead of multiple edit calls
-- Each edits[].oldText is matched against the original file, not after earlier edits are applied. Do not emit overlapping or nested edits. Merge nearby changes into one edit.
-- Keep edits[].oldText as small as possible while still being unique in the file. Do not pad with large unchanged regions.
+- You can inspect PI_* environment variables for current model and session details.
+- Use edit for targeted changes. Batch changes to one file in a single call.
+- Each edits[].oldText must exactly and uniquely match the original file. Keep matches short and non-overlapping; merge nearby changes without including large unchanged regions.
 - Use write only for new files or complete rewrites.
 - Be concise in your responses
 - Show file paths clearly when working with files
+</rules>
 
+<addendum>
 Always answer in English.
+</addendum>
 
-# Project Context
-
+<project_context>
 Project-specific instructions and guidelines:
 
-## {home}/AGENTS.md
-
+<project_instructions path=\"{home}/AGENTS.md\">
 Global rules.
+</project_instructions>
 
-## {project}/AGENTS.md
-
+<project_instructions path=\"{project}/AGENTS.md\">
 Project rules.
 
+</project_instructions>
 
-## {cwd}/AGENTS.md
-
+<project_instructions path=\"{cwd}/AGENTS.md\">
 Sub rules.
+</project_instructions>
+</project_context>
 
-
-
+<skills>
 The following skills provide specialized instructions for specific tasks.
 Use the read tool to load a skill's file when the task matches its description.
-When a skill file references a relative path, resolve it against the skill directory (parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.
+Resolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool commands.
 
 <available_skills>
   <skill>
@@ -136,8 +137,11 @@ When a skill file references a relative path, resolve it against the skill direc
     <location>{skill}</location>
   </skill>
 </available_skills>
-Current date: 2026-03-04
-Current working directory: {cwd}",
+</skills>
+
+<cwd>
+{cwd}
+</cwd>",
         home = t.home.display(),
         project = t.project.display(),
         cwd = t.cwd.display(),
@@ -170,9 +174,9 @@ fn agents_md_wins_over_claude_md_in_the_same_directory() {
 }
 
 #[test]
-fn unreadable_context_file_is_skipped_with_a_warning_and_the_next_name_is_tried() {
+fn a_directory_named_like_a_context_file_is_skipped_silently_and_the_next_name_is_tried() {
     let t = tree();
-    // A directory named AGENTS.md exists but cannot be read as a file.
+    // Pi 1.6 takes the first regular file: a directory named AGENTS.md is passed over.
     fs::create_dir_all(t.cwd.join("AGENTS.md")).unwrap();
     write(&t.cwd.join("CLAUDE.md"), "fallback");
     let (files, warnings) = load_context_files(&t.cwd, &t.home);
@@ -183,9 +187,7 @@ fn unreadable_context_file_is_skipped_with_a_warning_and_the_next_name_is_tried(
             content: "fallback".into()
         }]
     );
-    assert_eq!(warnings.len(), 1);
-    assert_eq!(warnings[0].kind, DiagnosticKind::Warning);
-    assert_eq!(warnings[0].path, t.cwd.join("AGENTS.md"));
+    assert_eq!(warnings, vec![]);
 }
 
 #[test]
@@ -211,10 +213,11 @@ fn no_context_files_leaves_out_the_project_context_section() {
         ..options(&t)
     });
     assert_eq!(resources.context_files, vec![]);
-    let prompt = resources.system_prompt(&DEFAULT_TOOLS, DATE);
-    assert!(!prompt.contains("# Project Context"), "{prompt}");
-    assert!(prompt.ends_with(&format!(
-        "- Show file paths clearly when working with files\nCurrent date: {DATE}\nCurrent working directory: {}",
+    let prompt = resources.system_prompt(&DEFAULT_TOOLS);
+    let names: Vec<&str> = prompt.sections().iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["preamble", "tools", "rules", "cwd"]);
+    assert!(prompt.text().ends_with(&format!(
+        "- Show file paths clearly when working with files\n</rules>\n\n<cwd>\n{}\n</cwd>",
         t.cwd.display()
     )));
 }
@@ -237,19 +240,23 @@ fn custom_system_prompt_from_a_file_path_replaces_the_base_but_keeps_context_and
         append_system_prompt: vec!["First.".into(), "Second.".into()],
         ..options(&t)
     });
-    let prompt = resources.system_prompt(&["read"], DATE);
+    let prompt = resources.system_prompt(&["read"]).text();
     let expected = format!(
-        "You are a pirate.\n\nFirst.\n\nSecond.\n\n# Project Context\n\nProject-specific instructions and guidelines:\n\n## {cwd}/AGENTS.md\n\nRules.\n\n\n\nThe following skills provide specialized instructions for specific tasks.\nUse the read tool to load a skill's file when the task matches its description.\nWhen a skill file references a relative path, resolve it against the skill directory (parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.\n\n<available_skills>\n  <skill>\n    <name>s1</name>\n    <description>Does s1 things.</description>\n    <location>{skill}</location>\n  </skill>\n</available_skills>\nCurrent date: {DATE}\nCurrent working directory: {cwd}",
+        "You are a pirate.\n\n<addendum>\nFirst.\n\nSecond.\n</addendum>\n\n<project_context>\nProject-specific instructions and guidelines:\n\n<project_instructions path=\"{cwd}/AGENTS.md\">\nRules.\n</project_instructions>\n</project_context>\n\n<skills>\nThe following skills provide specialized instructions for specific tasks.\nUse the read tool to load a skill's file when the task matches its description.\nResolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool commands.\n\n<available_skills>\n  <skill>\n    <name>s1</name>\n    <description>Does s1 things.</description>\n    <location>{skill}</location>\n  </skill>\n</available_skills>\n</skills>\n\n<cwd>\n{cwd}\n</cwd>",
         cwd = t.cwd.display(),
         skill = skill.display()
     );
     assert_eq!(prompt, expected);
-    // Without `read`, even a custom prompt gets no skills block.
-    let without_read = resources.system_prompt(&["bash"], DATE);
+    // With `bash` but no `read`, the block says to load skills with bash (Pi 1.6); with
+    // neither, there is no skills block.
+    let bash_only = resources.system_prompt(&["bash"]).text();
     assert!(
-        !without_read.contains("<available_skills>"),
-        "{without_read}"
+        bash_only
+            .contains("Use bash to load a skill's file when the task matches its description."),
+        "{bash_only}"
     );
+    let neither = resources.system_prompt(&["edit"]).text();
+    assert!(!neither.contains("<available_skills>"), "{neither}");
 }
 
 #[test]
@@ -261,11 +268,8 @@ fn system_prompt_value_that_is_no_path_is_the_prompt_text_itself() {
         ..options(&t)
     });
     assert_eq!(
-        resources.system_prompt(&DEFAULT_TOOLS, DATE),
-        format!(
-            "Be brief.\nCurrent date: {DATE}\nCurrent working directory: {}",
-            t.cwd.display()
-        )
+        resources.system_prompt(&DEFAULT_TOOLS).text(),
+        format!("Be brief.\n\n<cwd>\n{}\n</cwd>", t.cwd.display())
     );
 }
 
@@ -295,19 +299,18 @@ fn empty_custom_prompt_falls_back_to_the_default_base() {
         append: vec![],
         context_files: vec![],
         skills: vec![],
-        date: DATE.into(),
     };
     assert_eq!(
         build_system_prompt(&input),
         format!(
-            "{}\n\nAvailable tools:\n(none)\n\nIn addition to the tools above, you may have access to other custom tools depending on the project.\n\nGuidelines:\n- Be concise in your responses\n- Show file paths clearly when working with files\nCurrent date: {DATE}\nCurrent working directory: C:/work/repo",
-            rho_host::prompt::system_prompt::DEFAULT_PROMPT_INTRO
+            "{}\n\n<tools>\n(none)\n\nAdditional tools may be available.\n</tools>\n\n<rules>\n- Be concise in your responses\n- Show file paths clearly when working with files\n</rules>\n\n<cwd>\nC:/work/repo\n</cwd>",
+            rho_host::prompt::system_prompt::DEFAULT_PREAMBLE
         )
     );
 }
 
 #[test]
-fn bash_with_search_tools_prefers_them_and_unknown_tools_are_not_listed() {
+fn bash_with_search_tools_gets_no_file_operations_rule_and_unknown_tools_are_not_listed() {
     let tools = ToolPrompt::for_tools(&["bash", "grep", "mcp_thing", "ls"]);
     let input = SystemPromptInput {
         cwd: PathBuf::from("/w"),
@@ -316,15 +319,23 @@ fn bash_with_search_tools_prefers_them_and_unknown_tools_are_not_listed() {
         append: vec![],
         context_files: vec![],
         skills: vec![],
-        date: DATE.into(),
     };
-    let prompt = build_system_prompt(&input);
-    let tools_section = prompt.split("\n\nIn addition").next().unwrap();
+    let prompt = build_system_prompt_sections(&input);
+    let section = |name: &str| {
+        prompt
+            .sections()
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, text)| text.clone())
+            .unwrap()
+    };
     assert_eq!(
-        tools_section.split("\n\n").nth(1).unwrap(),
-        "Available tools:\n- bash: Execute bash commands (ls, grep, find, etc.)\n- grep: Search file contents for patterns (respects .gitignore)\n- ls: List directory contents"
+        section("tools"),
+        "<tools>\n- bash: Execute bash commands (ls, grep, find, etc.)\n- grep: Search file contents for patterns (respects .gitignore)\n- ls: List directory contents\n\nAdditional tools may be available.\n</tools>"
     );
-    assert!(prompt.contains(
-        "Guidelines:\n- Prefer grep/find/ls tools over bash for file exploration (faster, respects .gitignore)\n- Be concise in your responses\n"
-    ));
+    // Pi 1.6 dropped the "Prefer grep/find/ls" rule.
+    assert_eq!(
+        section("rules"),
+        "<rules>\n- You can inspect PI_* environment variables for current model and session details.\n- Be concise in your responses\n- Show file paths clearly when working with files\n</rules>"
+    );
 }

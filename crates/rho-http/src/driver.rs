@@ -247,6 +247,13 @@ fn completed(mut message: AssistantMessage, cancel: &CancellationToken) -> Assis
     if cancel.is_cancelled() {
         return error_event(message, Stop::Aborted, cancel);
     }
+    if message.stop_reason == StopReason::Pending {
+        // A folder that finished without ever learning why the reply ended: the stream was cut
+        // (Pi 1.6 throws "… stream ended without a stop reason").
+        message.stop_reason = StopReason::Error;
+        message.error_message = Some("Stream ended without a stop reason".to_owned());
+        message.error_info = Some(ErrorInfo::new(ErrorKind::StreamCut));
+    }
     match message.stop_reason {
         reason @ (StopReason::Error | StopReason::Aborted) => {
             let kind = match reason {

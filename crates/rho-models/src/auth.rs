@@ -11,14 +11,15 @@ use serde_json::{Map, Value};
 
 use crate::env::Environment;
 use crate::error::{AuthFileError, KeyError};
-use crate::key::{ApiKey, resolve_config_value};
+use crate::key::{ApiKey, EnvOverrides, is_config_value_configured, resolve_or_fail};
 use crate::providers::api_key_env_vars;
 
 /// Keys per provider, in Pi's precedence: runtime override (`--api-key`) > `auth.json` >
 /// the provider's environment variable.
 ///
-/// `auth.json` is Pi's format: `{"<provider>": {"type": "api_key", "key": "..."}}`, where `key`
-/// is resolved like every configured value (`!command`, variable name, literal). OAuth entries
+/// `auth.json` is Pi's format: `{"<provider>": {"type": "api_key", "key": "...", "env": {…}}}`,
+/// where `key` is resolved like every configured value (`!command`, or text with `$NAME`
+/// references, looked up in the entry's `env` object first, then the environment). OAuth entries
 /// (`{"type": "oauth", "access": ..., "expires": <ms>}`) are used as their access token while
 /// unexpired; rho cannot refresh them, so an expired or malformed OAuth entry counts as absent
 /// and the lookup falls through to the environment. Entries of other types are ignored.
@@ -99,29 +100,31 @@ impl AuthStore {
         self.env.as_ref()
     }
 
-    /// Whether any of this store's sources has a key for the provider, without running commands.
+    /// Whether any of this store's sources has a key for the provider, without running commands
+    /// (a stored key naming an unset variable has none).
     pub fn has_auth(&self, provider: &str) -> bool {
-        self.runtime.contains_key(provider)
-            || self.stored_credential(provider).is_some()
-            || self.env_key(provider).is_some()
+        let stored = match self.stored_credential(provider) {
+            Some(Stored::ApiKey(raw, overrides)) => {
+                is_config_value_configured(raw, self.env(), overrides)
+            }
+            Some(Stored::OAuth(_)) => true,
+            None => false,
+        };
+        self.runtime.contains_key(provider) || stored || self.env_key(provider).is_some()
     }
 
     /// The provider's key from the first source that has one; `Ok(None)` when none has.
     ///
-    /// A stored `api_key` whose `!command` fails is an error rather than a fall-through, so a
-    /// broken credential is reported instead of silently replaced.
+    /// A stored `api_key` whose `!command` fails or whose variables are unset is an error rather
+    /// than a fall-through, so a broken credential is reported instead of silently replaced.
     pub fn api_key(&self, provider: &str) -> Result<Option<ApiKey>, KeyError> {
         if let Some(key) = self.runtime.get(provider) {
             return Ok(Some(key.clone()));
         }
         match self.stored_credential(provider) {
-            Some(Stored::ApiKey(raw)) => {
-                return resolve_config_value(raw, self.env())
-                    .map(Some)
-                    .ok_or_else(|| KeyError::CommandFailed {
-                        description: format!("API key for provider \"{provider}\""),
-                        command: raw.strip_prefix('!').unwrap_or(raw).to_owned(),
-                    });
+            Some(Stored::ApiKey(raw, overrides)) => {
+                let description = format!("API key for provider \"{provider}\"");
+                return resolve_or_fail(raw, &description, self.env(), overrides).map(Some);
             }
             Some(Stored::OAuth(access)) => return Ok(Some(ApiKey::new(access))),
             None => {}
@@ -137,7 +140,10 @@ impl AuthStore {
                 .get("key")
                 .and_then(Value::as_str)
                 .filter(|key| !key.is_empty())
-                .map(Stored::ApiKey),
+                .map(|key| {
+                    let env = entry.get("env").and_then(Value::as_object);
+                    Stored::ApiKey(key, EnvOverrides::from_object(env))
+                }),
             "oauth" => {
                 let access = entry.get("access").and_then(Value::as_str)?;
                 let expires = entry.get("expires").and_then(Value::as_f64)?;
@@ -159,8 +165,8 @@ impl AuthStore {
 
 /// A usable stored credential.
 enum Stored<'a> {
-    /// The configured value of an `api_key` entry, not yet resolved.
-    ApiKey(&'a str),
+    /// The configured value of an `api_key` entry, not yet resolved, with the entry's `env`.
+    ApiKey(&'a str, EnvOverrides<'a>),
     /// The access token of an unexpired OAuth entry.
     OAuth(&'a str),
 }

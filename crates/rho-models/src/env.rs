@@ -76,9 +76,14 @@ fn system_now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-/// rho's configuration directory: `$RHO_HOME` (a leading `~` expanded) or `~/.rho`.
+/// Pi's variable for its agent directory; rho honours it when `RHO_HOME` is unset.
+pub const PI_AGENT_DIR_VAR: &str = "PI_CODING_AGENT_DIR";
+
+/// rho's configuration directory: `$RHO_HOME`, else `$PI_CODING_AGENT_DIR` (so a Pi client
+/// that points Pi at a directory finds rho's settings and sessions there), each with a leading
+/// `~` expanded; else `~/.rho`.
 ///
-/// `None` only when neither `RHO_HOME` nor a home directory (`HOME`, or `USERPROFILE` on
+/// `None` only when none of those variables nor a home directory (`HOME`, or `USERPROFILE` on
 /// Windows) is known.
 pub fn rho_home(env: &dyn Environment) -> Option<PathBuf> {
     let home = || {
@@ -86,7 +91,10 @@ pub fn rho_home(env: &dyn Environment) -> Option<PathBuf> {
             .or_else(|| env.non_empty_var("USERPROFILE"))
             .map(PathBuf::from)
     };
-    match env.non_empty_var("RHO_HOME") {
+    let chosen = env
+        .non_empty_var("RHO_HOME")
+        .or_else(|| env.non_empty_var(PI_AGENT_DIR_VAR));
+    match chosen {
         Some(dir) if dir == "~" => home(),
         Some(dir) => match dir.strip_prefix("~/") {
             Some(rest) => home().map(|home| home.join(rest)),

@@ -97,6 +97,18 @@ pub enum KeyError {
         /// The command (without its `!`).
         command: String,
     },
+    /// A `$NAME` the value names is unset or empty.
+    #[error(
+        "Failed to resolve {description} from environment variable{}: {}",
+        if names.len() == 1 { "" } else { "s" },
+        names.join(", ")
+    )]
+    VariablesUnset {
+        /// What was being resolved.
+        description: String,
+        /// The unset variables, each once, in order of appearance.
+        names: Vec<String>,
+    },
     /// `authHeader: true` but the provider has no key.
     #[error("No API key found for \"{provider}\"")]
     NoApiKey {

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::auth::AuthStore;
 use crate::catalog::{ModelEntry, builtin_entries};
 use crate::error::{KeyError, ModelsJsonError};
-use crate::key::{ApiKey, resolve_config_value};
+use crate::key::{self, ApiKey, EnvOverrides, is_config_value_configured};
 use crate::models_json::{self, CustomConfig, ProviderRequestConfig};
 use crate::providers::DEFAULT_MODEL_PER_PROVIDER;
 
@@ -138,14 +138,16 @@ impl ModelRegistry {
     }
 
     /// Whether a key is configured for the model's provider — `--api-key`, `auth.json`, an
-    /// environment variable or a `models.json` `apiKey` — without running any command.
+    /// environment variable or a `models.json` `apiKey` whose variables are set — without
+    /// running any command.
     pub fn has_configured_auth(&self, entry: &ModelEntry, auth: &AuthStore) -> bool {
         let provider = entry.model.provider.as_str();
         auth.has_auth(provider)
             || self
                 .request_configs
                 .get(provider)
-                .is_some_and(|config| config.api_key.is_some())
+                .and_then(|config| config.api_key.as_deref())
+                .is_some_and(|raw| is_config_value_configured(raw, auth.env(), EnvOverrides::NONE))
     }
 
     /// Whether the model can be used: its provider has a key, or it is served from this machine
@@ -163,7 +165,7 @@ impl ModelRegistry {
     }
 
     /// The provider's key: the [`AuthStore`]'s sources first, then the `models.json` `apiKey`
-    /// (resolved now: `!command`, variable name, literal).
+    /// (resolved now: `!command`, or text with `$NAME` references).
     pub fn api_key(&self, provider: &str, auth: &AuthStore) -> Result<Option<ApiKey>, KeyError> {
         if let Some(key) = auth.api_key(provider)? {
             return Ok(Some(key));
@@ -258,12 +260,9 @@ impl ModelRegistry {
     }
 }
 
-/// Pi's `resolveConfigValueOrThrow`: only a failing `!command` is an error.
+/// Pi's `resolveConfigValueOrThrow`: a failing `!command` or an unset variable is an error.
 fn resolve_or_fail(raw: &str, description: &str, auth: &AuthStore) -> Result<ApiKey, KeyError> {
-    resolve_config_value(raw, auth.env()).ok_or_else(|| KeyError::CommandFailed {
-        description: description.to_owned(),
-        command: raw.strip_prefix('!').unwrap_or(raw).to_owned(),
-    })
+    key::resolve_or_fail(raw, description, auth.env(), EnvOverrides::NONE)
 }
 
 /// Sets a header, replacing the value of an earlier one with the same name in its place.

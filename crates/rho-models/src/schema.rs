@@ -4,6 +4,7 @@
 //! Nested routing preferences inside `compat` (`openRouterRouting`, `vercelGatewayRouting`) are
 //! only checked to be objects; their inner fields are passed through unchecked.
 
+use rho_ai::ThinkingLevel;
 use serde_json::{Map, Value};
 
 /// One problem: the dotted path of the offending value and TypeBox's message.
@@ -14,6 +15,10 @@ pub(crate) fn check(root: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     if let Some(object) = object(root, "", &mut problems) {
         require(object, "", &["providers"], &mut problems);
+        // Pi 1.6 ships a JSON Schema; a file may name it.
+        optional(object, "", "$schema", &mut problems, |v, p, e| {
+            string(v, p, false, e)
+        });
         if let Some(providers) = object.get("providers") {
             record(providers, "providers", provider_config, &mut problems);
         }
@@ -113,7 +118,7 @@ fn thinking_level_map(value: &Value, path: &str, problems: &mut Vec<Problem>) {
     let Some(object) = object(value, path, problems) else {
         return;
     };
-    for level in ["off", "minimal", "low", "medium", "high", "xhigh"] {
+    for level in ThinkingLevel::ALL.map(ThinkingLevel::as_str) {
         optional(object, path, level, problems, |value, path, problems| {
             if !(value.is_string() || value.is_null()) {
                 problems.push((path.to_owned(), "must be string".to_owned()));

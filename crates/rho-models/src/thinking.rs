@@ -9,8 +9,8 @@ use crate::catalog::ModelEntry;
 pub const DEFAULT_THINKING_LEVEL: ThinkingLevel = ThinkingLevel::Medium;
 
 /// The levels a model accepts, lowest first: only `off` for a non-reasoning model; otherwise
-/// `off` … `high` minus those its `thinkingLevelMap` maps to `null`, plus `xhigh` only when the
-/// map gives `xhigh` a value.
+/// `off` … `high` minus those its `thinkingLevelMap` maps to `null`, plus `xhigh` and `max` each
+/// only when the map gives it a value.
 pub fn supported_thinking_levels(entry: &ModelEntry) -> Vec<ThinkingLevel> {
     if !entry.model.reasoning {
         return vec![ThinkingLevel::Off];
@@ -22,7 +22,7 @@ pub fn supported_thinking_levels(entry: &ModelEntry) -> Vec<ThinkingLevel> {
             let mapped = map.and_then(|map| map.get(*level));
             match (level, mapped) {
                 (_, Some(None)) => false,
-                (ThinkingLevel::Xhigh, mapped) => mapped.is_some(),
+                (ThinkingLevel::Xhigh | ThinkingLevel::Max, mapped) => mapped.is_some(),
                 _ => true,
             }
         })

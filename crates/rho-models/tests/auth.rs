@@ -109,15 +109,19 @@ fn anthropic_oauth_token_variable_outranks_the_api_key_variable_and_empty_variab
 }
 
 #[test]
-fn auth_json_key_may_name_a_variable_or_a_command() {
+fn auth_json_key_may_interpolate_variables_or_run_a_command() {
     let home = home_with_auth(Some(
-        r#"{"openai": {"type": "api_key", "key": "MY_OPENAI"},
+        r#"{"openai": {"type": "api_key", "key": "$MY_OPENAI"},
             "anthropic": {"type": "api_key", "key": "!printf '  sk-%s\\n' from-command"},
-            "google": {"type": "api_key", "key": "UNSET_NAME"}}"#,
+            "google": {"type": "api_key", "key": "MY_OPENAI"},
+            "groq": {"type": "api_key", "key": "gsk-${PART}", "env": {"PART": "from-entry"}},
+            "mistral": {"type": "api_key", "key": "$UNSET_NAME"}}"#,
     ));
     let auth = store(
         home.path(),
-        MapEnvironment::new().with_var("MY_OPENAI", "from-variable"),
+        MapEnvironment::new()
+            .with_var("MY_OPENAI", "from-variable")
+            .with_var("PART", "from-environment"),
     );
     assert_eq!(
         auth.api_key("openai").unwrap(),
@@ -127,10 +131,24 @@ fn auth_json_key_may_name_a_variable_or_a_command() {
         auth.api_key("anthropic").unwrap(),
         Some(ApiKey::new("sk-from-command"))
     );
-    // Not a variable: the literal value.
+    // Pi 1.6: a plain string is the key itself, even when a variable of that name is set.
     assert_eq!(
         auth.api_key("google").unwrap(),
-        Some(ApiKey::new("UNSET_NAME"))
+        Some(ApiKey::new("MY_OPENAI"))
+    );
+    // The entry's own `env` comes before the environment.
+    assert_eq!(
+        auth.api_key("groq").unwrap(),
+        Some(ApiKey::new("gsk-from-entry"))
+    );
+    // A key naming an unset variable is not configured, and asking for it says which.
+    assert!(!auth.has_auth("mistral"));
+    assert_eq!(
+        auth.api_key("mistral").unwrap_err(),
+        KeyError::VariablesUnset {
+            description: "API key for provider \"mistral\"".into(),
+            names: vec!["UNSET_NAME".into()],
+        }
     );
 }
 
@@ -221,9 +239,9 @@ fn keys_print_as_stars_in_debug_and_display() {
 fn request_auth_merges_headers_resolves_values_and_adds_the_bearer_header() {
     let registry = registry(
         r#"{"providers": {"local": {
-            "baseUrl": "http://10.0.0.1/v1", "api": "openai-completions", "apiKey": "LOCAL_KEY",
+            "baseUrl": "http://10.0.0.1/v1", "api": "openai-completions", "apiKey": "$LOCAL_KEY",
             "authHeader": true,
-            "headers": {"X-Team": "TEAM_VAR", "X-Shared": "provider"},
+            "headers": {"X-Team": "team-${TEAM_VAR}", "X-Shared": "provider"},
             "models": [{"id": "m", "headers": {"X-Shared": "model", "X-Cmd": "!echo from-cmd"}}]}}}"#,
     );
     let home = home_with_auth(None);
@@ -238,7 +256,7 @@ fn request_auth_merges_headers_resolves_values_and_adds_the_bearer_header() {
     let expected = RequestAuth {
         api_key: Some(ApiKey::new("sk-local")),
         headers: vec![
-            ("X-Team".into(), "blue".into()),
+            ("X-Team".into(), "team-blue".into()),
             ("X-Shared".into(), "model".into()),
             ("X-Cmd".into(), "from-cmd".into()),
             ("Authorization".into(), "Bearer sk-local".into()),
@@ -355,4 +373,35 @@ fn rho_home_is_the_variable_with_tilde_expanded_or_dot_rho_in_home() {
     let absolute = env.with_var("RHO_HOME", "/etc/rho");
     assert_eq!(rho_home(&absolute), Some("/etc/rho".into()));
     assert_eq!(rho_home(&MapEnvironment::new()), None);
+}
+
+#[test]
+fn pis_agent_dir_variable_is_rho_home_when_rho_home_is_unset() {
+    let env = MapEnvironment::new()
+        .with_var("HOME", "/home/u")
+        .with_var("PI_CODING_AGENT_DIR", "~/.pi/agent");
+    assert_eq!(rho_home(&env), Some("/home/u/.pi/agent".into()));
+    let both = env.clone().with_var("RHO_HOME", "/etc/rho");
+    assert_eq!(rho_home(&both), Some("/etc/rho".into()));
+    let empty = env.with_var("PI_CODING_AGENT_DIR", "");
+    assert_eq!(rho_home(&empty), Some("/home/u/.rho".into()));
+}
+
+#[test]
+fn a_models_json_key_naming_an_unset_variable_makes_its_models_unavailable() {
+    let registry = registry(
+        r#"{"$schema": "https://pi.dev/schemas/models.schema.json",
+            "providers": {"acme": {"baseUrl": "https://acme.example/v1", "api": "openai-completions",
+            "apiKey": "${ACME_KEY}", "models": [{"id": "m"}]}}}"#,
+    );
+    let home = home_with_auth(None);
+    let model = registry.find("acme", "m").unwrap();
+    let without = store(home.path(), MapEnvironment::new());
+    assert!(!registry.is_available(model, &without));
+    let with = store(
+        home.path(),
+        MapEnvironment::new().with_var("ACME_KEY", "sk-acme"),
+    );
+    assert!(registry.is_available(model, &with));
+    assert_eq!(key(&registry, "acme", &with), Some("sk-acme".into()));
 }

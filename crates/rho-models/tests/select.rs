@@ -242,6 +242,11 @@ fn supported_levels_follow_reasoning_and_the_thinking_level_map() {
         supported_thinking_levels(&entry(true, Some(gpt))),
         vec![Minimal, Low, Medium, High, Xhigh]
     );
+    let opus = serde_json::json!({"xhigh": "xhigh", "max": "max"});
+    assert_eq!(
+        supported_thinking_levels(&entry(true, Some(opus))),
+        vec![Off, Minimal, Low, Medium, High, Xhigh, Max]
+    );
 }
 
 #[test]
@@ -260,6 +265,7 @@ fn clamping_picks_the_level_else_the_next_higher_else_the_next_lower() {
         (Medium, High),
         (High, High),
         (Xhigh, High),
+        (Max, High),
     ];
     for (requested, expected) in cases {
         assert_eq!(
@@ -270,6 +276,12 @@ fn clamping_picks_the_level_else_the_next_higher_else_the_next_lower() {
     }
     assert_eq!(clamp_thinking_level(&entry(false, None), High), Off);
     assert_eq!(clamp_thinking_level(&entry(true, None), Xhigh), High);
+    // `max` is supported only where the map gives it a value, like `xhigh`.
+    let gpt = entry(true, Some(serde_json::json!({"xhigh": "xhigh"})));
+    assert_eq!(clamp_thinking_level(&gpt, Max), Xhigh);
+    let opus = entry(true, Some(serde_json::json!({"max": "max"})));
+    assert_eq!(clamp_thinking_level(&opus, Max), Max);
+    assert_eq!(clamp_thinking_level(&opus, Xhigh), Max);
 }
 
 #[test]

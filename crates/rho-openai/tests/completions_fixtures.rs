@@ -27,13 +27,15 @@ fn call(id: &str, name: &str, arguments: Value) -> ContentBlock {
     })
 }
 
-/// Usage as Pi normalizes it: `input` excludes cache reads; the total is the sum of the parts.
-fn usage(model: &Model, input: u64, output: u64, cache_read: u64) -> Usage {
+/// Usage as Pi normalizes it: `input` excludes cache reads; the total is the sum of the parts;
+/// `reasoning` is what the server reported of the output (Pi 1.6).
+fn usage(model: &Model, input: u64, output: u64, cache_read: u64, reasoning: Option<u64>) -> Usage {
     let mut usage = Usage {
         input,
         output,
         cache_read,
         cache_write: 0,
+        reasoning,
         total_tokens: input + output + cache_read,
         ..Usage::default()
     };
@@ -66,6 +68,8 @@ impl Expect<'_> {
             message.error_info = Some(ErrorInfo::new(kind));
         }
         message.timestamp = actual.timestamp;
+        // The provider's own reason is checked on its own (`the_raw_finish_reason_is_kept`).
+        message.raw_stop_reason = actual.raw_stop_reason.clone();
         message
     }
 }
@@ -99,7 +103,7 @@ fn crusoe_vllm_text_and_usage_chunk_fold_to_a_text_message() {
         response_id: "chatcmpl-bcfbe349402eb3d2",
         response_model: None,
         content: vec![ContentBlock::text("1, 2, 3, 4, 5")],
-        usage: usage(&model, 46, 14, 0),
+        usage: usage(&model, 46, 14, 0, Some(0)),
         stop_reason: StopReason::Stop,
         error: None,
     };
@@ -124,7 +128,7 @@ fn deepseek_reasoning_content_becomes_one_thinking_block_before_the_text() {
             thinking(&reasoning, "reasoning_content"),
             ContentBlock::text("Hello there! 😊 How can I help you today?"),
         ],
-        usage: usage(&model, 6, 212, 0),
+        usage: usage(&model, 6, 212, 0, Some(198)),
         stop_reason: StopReason::Stop,
         error: None,
     };
@@ -153,7 +157,7 @@ fn deepseek_tool_call_arguments_in_many_fragments_join_and_cached_tokens_split_o
             ),
         ],
         // prompt 339 of which 320 cached (prompt_tokens_details.cached_tokens).
-        usage: usage(&model, 19, 83, 320),
+        usage: usage(&model, 19, 83, 320, Some(39)),
         stop_reason: StopReason::ToolUse,
         error: None,
     };
@@ -175,7 +179,8 @@ fn groq_error_event_fails_with_the_providers_message_keeping_the_reasoning() {
         response_id: "chatcmpl-4f39f3af-3267-4ac1-a0cf-6aa7451877dc",
         response_model: None,
         content: vec![thinking(&reasoning, "reasoning")],
-        usage: usage(&model, 0, 0, 0),
+        // No usage arrived, so nothing was priced.
+        usage: Usage::default(),
         stop_reason: StopReason::Error,
         error: Some((
             "Tool call validation failed: tool call validation failed: parameters for tool \
@@ -206,7 +211,7 @@ fn groq_gpt_oss_reasoning_field_and_whole_tool_call_fold() {
                 json!({"name": "example"}),
             ),
         ],
-        usage: usage(&model, 304, 49, 0),
+        usage: usage(&model, 304, 49, 0, Some(23)),
         stop_reason: StopReason::ToolUse,
         error: None,
     };
@@ -222,7 +227,7 @@ fn groq_llama_tool_call_with_empty_object_arguments_and_x_groq_usage() {
         response_id: "chatcmpl-b610d559-f156-4aca-8827-24b4fe6af54f",
         response_model: None,
         content: vec![call("tk85n1k4m", "weather", json!({}))],
-        usage: usage(&model, 210, 15, 0),
+        usage: usage(&model, 210, 15, 0, Some(0)),
         stop_reason: StopReason::ToolUse,
         error: None,
     };
@@ -242,7 +247,7 @@ fn mistral_tool_call_without_index_or_type_is_one_call() {
             "weather",
             json!({"location": "San Francisco"}),
         )],
-        usage: usage(&model, 124, 22, 0),
+        usage: usage(&model, 124, 22, 0, Some(0)),
         stop_reason: StopReason::ToolUse,
         error: None,
     };
@@ -258,7 +263,7 @@ fn openai_text_with_usage_chunk_has_cost_and_the_dated_response_model() {
         response_id: "chatcmpl-Dx0Xq5Xx9rHB2ehcHZCRDsnuymUXc",
         response_model: Some("gpt-4o-mini-2024-07-18"),
         content: vec![ContentBlock::text("The capital of the UK is London.")],
-        usage: usage(&model, 78, 9, 0),
+        usage: usage(&model, 78, 9, 0, Some(0)),
         stop_reason: StopReason::Stop,
         error: None,
     };
@@ -279,7 +284,7 @@ fn openai_fragmented_arguments_join_into_one_object() {
             "get_capital",
             json!({"country": "UK"}),
         )],
-        usage: usage(&model, 53, 15, 0),
+        usage: usage(&model, 53, 15, 0, Some(0)),
         stop_reason: StopReason::ToolUse,
         error: None,
     };
@@ -302,7 +307,7 @@ fn openai_parallel_tool_calls_are_grouped_by_index() {
                 json!({}),
             ),
         ],
-        usage: usage(&model, 364, 40, 0),
+        usage: usage(&model, 364, 40, 0, Some(0)),
         stop_reason: StopReason::ToolUse,
         error: None,
     };
@@ -321,7 +326,7 @@ fn openrouter_midstream_error_after_length_fails_despite_done_and_keeps_usage() 
             "We need to respond to a greeting. The user",
             "reasoning",
         )],
-        usage: usage(&model, 43, 10, 0),
+        usage: usage(&model, 43, 10, 0, Some(11)),
         stop_reason: StopReason::Error,
         error: Some(("Token limit reached", ErrorKind::Provider)),
     };
@@ -343,7 +348,7 @@ fn openrouter_reasoning_then_text_with_usage_after_the_finish_chunk() {
             ),
             ContentBlock::text("2 + 2 = 4"),
         ],
-        usage: usage(&model, 43, 36, 0),
+        usage: usage(&model, 43, 36, 0, Some(13)),
         stop_reason: StopReason::Stop,
         error: None,
     };
@@ -368,7 +373,7 @@ fn xai_reasoning_tool_call_and_cached_prompt_tokens() {
         ],
         // prompt 291 with 290 cached; completion_tokens (26) excludes the 196 reasoning tokens,
         // and the total is recomputed from the parts, not xAI's 513.
-        usage: usage(&model, 1, 26, 290),
+        usage: usage(&model, 1, 26, 290, Some(196)),
         stop_reason: StopReason::ToolUse,
         error: None,
     };
@@ -393,7 +398,7 @@ fn zai_reasoning_content_starting_with_a_newline_is_kept_verbatim() {
             thinking(&reasoning, "reasoning_content"),
             ContentBlock::text("4"),
         ],
-        usage: usage(&model, 13, 564, 0),
+        usage: usage(&model, 13, 564, 0, Some(561)),
         stop_reason: StopReason::Stop,
         error: None,
     };

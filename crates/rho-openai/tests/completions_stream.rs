@@ -5,7 +5,9 @@
 use crate::common;
 
 use common::{fold_in_pieces, kinds, model};
-use rho_ai::{AssistantMessage, ContentBlock, ErrorInfo, ErrorKind, StopReason, ToolCall, Usage};
+use rho_ai::{
+    AssistantMessage, ContentBlock, Cost, ErrorInfo, ErrorKind, StopReason, ToolCall, Usage,
+};
 use serde_json::{Value, json};
 
 /// A data-only SSE body with one event per chunk.
@@ -38,6 +40,7 @@ fn base(
     message.response_id = Some("chatcmpl-1".into());
     message.stop_reason = stop_reason;
     message.timestamp = actual.timestamp;
+    message.raw_stop_reason = actual.raw_stop_reason.clone();
     message
 }
 
@@ -238,7 +241,7 @@ fn openrouter_encrypted_reasoning_becomes_the_tool_calls_thought_signature() {
 }
 
 #[test]
-fn cache_write_tokens_are_split_out_of_the_cached_count() {
+fn cache_reads_and_cache_writes_are_both_split_out_of_the_prompt_tokens() {
     let actual = fold(
         &[
             chunk(json!({"content": "a"}), Some("stop")),
@@ -249,12 +252,18 @@ fn cache_write_tokens_are_split_out_of_the_cached_count() {
         true,
     );
     let mut expected = base(vec![ContentBlock::text("a")], StopReason::Stop, &actual);
+    // Pi 1.6: `cached_tokens` counts reads only, writes come on top of them.
     expected.usage = Usage {
-        input: 300,
+        input: 100,
         output: 20,
-        cache_read: 500,
+        cache_read: 700,
         cache_write: 200,
+        reasoning: Some(0),
         total_tokens: 1020,
+        cost: Cost {
+            total_from_provider: Some(false),
+            ..Cost::default()
+        },
         ..Usage::default()
     };
     assert_eq!(actual, expected);

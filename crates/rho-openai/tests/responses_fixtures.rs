@@ -36,13 +36,15 @@ fn call(call_id: &str, item_id: &str, name: &str, arguments: Value) -> ContentBl
 
 /// Usage as Pi normalizes it: `input` excludes cache reads, the server's total is kept, the cost
 /// is scaled by the service tier's multiplier.
-fn usage(model: &Model, counts: [u64; 4], multiplier: f64) -> Usage {
-    let [input, output, cache_read, total_tokens] = counts;
+/// `reasoning` is the part of the output the server says was reasoning (Pi 1.6).
+fn usage(model: &Model, counts: [u64; 5], multiplier: f64) -> Usage {
+    let [input, output, cache_read, total_tokens, reasoning] = counts;
     let mut usage = Usage {
         input,
         output,
         cache_read,
         cache_write: 0,
+        reasoning: Some(reasoning),
         total_tokens,
         ..Usage::default()
     };
@@ -70,6 +72,8 @@ fn expected(
     message.usage = usage;
     message.stop_reason = stop_reason;
     message.timestamp = actual.timestamp;
+    // The provider's own status is checked on its own (`the_raw_status_is_kept`).
+    message.raw_stop_reason = actual.raw_stop_reason.clone();
     message
 }
 
@@ -86,7 +90,7 @@ fn text_fixture_folds_to_one_signed_text_block_and_stops() {
             "The capital of France is Paris.",
             r#"{"v":1,"id":"msg_67e554a28bec8191b56d3e2331eff88006c52f0e511c76ed"}"#,
         )],
-        usage(&model, [278, 9, 0, 287], 1.0),
+        usage(&model, [278, 9, 0, 287, 0], 1.0),
         StopReason::Stop,
     );
     assert_eq!(actual, want);
@@ -120,7 +124,7 @@ fn function_call_fixture_folds_to_a_call_id_item_id_tool_call_and_tool_use() {
             "get_capital",
             json!({"country": "France"}),
         )],
-        usage(&model, [255, 16, 0, 271], 1.0),
+        usage(&model, [255, 16, 0, 271, 0], 1.0),
         StopReason::ToolUse,
     );
     assert_eq!(actual, want);
@@ -153,7 +157,7 @@ fn encrypted_reasoning_without_deltas_becomes_an_empty_signed_thinking_block_pri
                 json!({"result": 6666}),
             ),
         ],
-        usage(&model, [53, 469, 0, 522], 0.5),
+        usage(&model, [53, 469, 0, 522, 448], 0.5),
         StopReason::ToolUse,
     );
     assert_eq!(actual, want);
@@ -196,7 +200,7 @@ fn reasoning_message_and_call_fold_in_order_with_the_commentary_phase_in_the_tex
                 json!({"country": "PotatoLand"}),
             ),
         ],
-        usage(&model, [63, 69, 0, 132], 1.0),
+        usage(&model, [63, 69, 0, 132, 26], 1.0),
         StopReason::ToolUse,
     );
     assert_eq!(actual, want);
@@ -259,7 +263,7 @@ fn four_summary_parts_join_with_blank_lines_into_the_thinking_text() {
                 r#"{"v":1,"id":"msg_68c42d26866c819da8d5c606621c911608fbf9b1584184ff"}"#,
             ),
         ],
-        usage(&model, [13, 1680, 0, 1693], 1.0),
+        usage(&model, [13, 1680, 0, 1693, 1408], 1.0),
         StopReason::Stop,
     );
     assert_eq!(actual, want);
@@ -293,7 +297,7 @@ fn deepseek_raw_reasoning_text_and_a_call_fold_with_cached_tokens_split_out() {
                 json!({"city": "Tokyo"}),
             ),
         ],
-        usage(&model, [110, 59, 256, 425], 1.0),
+        usage(&model, [110, 59, 256, 425, 14], 1.0),
         StopReason::ToolUse,
     );
     assert_eq!(actual, want);
@@ -331,7 +335,7 @@ fn lmstudio_arguments_that_arrive_only_in_done_still_fill_the_call() {
                 json!({"location": "San Francisco"}),
             ),
         ],
-        usage(&model, [180, 61, 2, 243], 1.0),
+        usage(&model, [180, 61, 2, 243, 48], 1.0),
         StopReason::ToolUse,
     );
     assert_eq!(actual, want);
@@ -367,7 +371,7 @@ fn openrouter_reasoning_finished_after_the_message_still_ends_its_own_block() {
             ),
             text("4", r#"{"v":1,"id":"msg_tmp_8cjof4f6zpw"}"#),
         ],
-        usage(&model, [78, 37, 0, 115], 1.0),
+        usage(&model, [78, 37, 0, 115, 22], 1.0),
         StopReason::Stop,
     );
     assert_eq!(actual, want);

@@ -22,13 +22,14 @@ fn text_delta(delta: &str) -> Value {
     json!({"type": "response.output_text.delta", "item_id": "msg_1", "delta": delta})
 }
 
+/// A finished reply with no usage reported (so never priced).
 fn base(content: Vec<ContentBlock>, actual: &AssistantMessage) -> AssistantMessage {
-    let model = model("openai", "gpt-5");
     let mut message = AssistantMessage::empty("openai-responses", "openai", "gpt-5");
     message.content = content;
     message.response_id = Some("resp_1".into());
     message.timestamp = actual.timestamp;
-    model.apply_cost(&mut message.usage);
+    message.stop_reason = StopReason::Stop;
+    message.raw_stop_reason = actual.raw_stop_reason.clone();
     message
 }
 
@@ -58,6 +59,7 @@ fn an_incomplete_response_for_max_output_tokens_is_a_length_stop_keeping_the_tex
     expected.usage = Usage {
         input: 10,
         output: 16,
+        reasoning: Some(0),
         total_tokens: 26,
         ..Usage::default()
     };

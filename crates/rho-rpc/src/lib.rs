@@ -5,7 +5,7 @@
 //! [`Command::name`] / [`Command::NAMES`] come from the same variant names.
 
 use rho_agent::QueueMode;
-use rho_ai::{ImageContent, ThinkingLevel};
+use rho_ai::ImageContent;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use strum::{IntoStaticStr, VariantNames};
@@ -57,8 +57,10 @@ pub enum Command {
         #[serde(default, deserialize_with = "nullable")]
         images: Vec<ImageContent>,
     },
-    /// Cancel the run and wait until the agent is idle.
+    /// Cancel the run and wait until it has settled.
     Abort,
+    /// Empty both queues; answers the removed texts.
+    ClearQueue,
     /// Start over with an empty transcript.
     NewSession {
         /// The new header's `parentSession`.
@@ -80,11 +82,14 @@ pub enum Command {
     CycleModel,
     /// The models a client may switch to.
     GetAvailableModels,
-    /// Set the thinking level (clamped to the model).
+    /// Set the thinking level (clamped to the model). Any string is accepted, as in Pi 1.6: a
+    /// name that is no level clamps as `off`.
     SetThinkingLevel {
         /// The requested level.
-        level: ThinkingLevel,
+        level: String,
     },
+    /// The levels the current model supports (`["off"]` without reasoning).
+    GetAvailableThinkingLevels,
     /// Move to the model's next thinking level.
     CycleThinkingLevel,
     /// How queued steering messages are delivered.
@@ -119,6 +124,9 @@ pub enum Command {
     Bash {
         /// The command line.
         command: String,
+        /// Keep its `bashExecution` message out of what the model sees.
+        #[serde(default)]
+        exclude_from_context: Option<bool>,
     },
     /// Stop the user shell command.
     AbortBash,
@@ -153,6 +161,14 @@ pub enum Command {
     },
     /// The commands a client may offer (skills, templates, extensions).
     GetCommands,
+    /// The session's entries in append order (no header), optionally only those after one.
+    GetEntries {
+        /// Only entries appended after this id.
+        #[serde(default)]
+        since: Option<String>,
+    },
+    /// The session's entries as a tree, with labels.
+    GetTree,
 }
 
 /// `null` reads as the default, as `undefined` does in Pi.

@@ -10,7 +10,7 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
-use rho_ai::{AgentMessage, CustomMessage};
+use rho_ai::{AgentMessage, CustomMessage, SystemMessage};
 use rho_ai::{AssistantMessage, Message, ToolResultMessage, UserMessage};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -229,6 +229,9 @@ pub(crate) fn decode_message(text: &str) -> Result<AgentMessage, MessageError> {
         "toolResult" => AgentMessage::Llm(Message::ToolResult(Arc::new(
             serde_json::from_str::<ToolResultMessage>(text).map_err(malformed)?,
         ))),
+        "system" => AgentMessage::System(Arc::new(
+            serde_json::from_str::<SystemMessage>(text).map_err(malformed)?,
+        )),
         _ => AgentMessage::Custom(Arc::new(
             serde_json::from_str::<CustomMessage>(text).map_err(malformed)?,
         )),

@@ -24,6 +24,7 @@ pub mod terminal;
 pub mod terminal_report;
 pub mod theme;
 pub mod transcript;
+pub mod trust_prompt;
 pub mod user_shell;
 pub mod view;
 

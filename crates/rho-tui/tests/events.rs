@@ -116,6 +116,7 @@ pub fn tool_end(
 
 pub fn settled(reason: SettledReason) -> SessionEvent {
     SessionEvent::Session(SessionNotice::AgentSettled(Settled {
+        aborted: reason == SettledReason::Aborted,
         reason,
         turns: 1,
         usage: Default::default(),

@@ -127,6 +127,7 @@ fn the_end_of_a_run_leaves_a_users_bang_command_running() {
     let mut events = vec![tool_start("c", "bash", json!({"command": "ls"}))];
     events.push(agent(rho_agent::AgentEvent::AgentEnd {
         messages: Vec::new(),
+        will_retry: false,
     }));
     apply_all(&mut app, &events, now + Duration::from_secs(1));
     let status = |origin: ToolOrigin| {
@@ -151,6 +152,7 @@ fn an_abort_cancels_running_tools_and_says_aborted() {
     events.extend(streamed(&[], aborted));
     events.push(agent(rho_agent::AgentEvent::AgentEnd {
         messages: Vec::new(),
+        will_retry: false,
     }));
     events.push(settled(SettledReason::Aborted));
     apply_all(&mut app, &events, now + Duration::from_secs(2));

@@ -103,6 +103,7 @@ fn a_run_with_a_tool_a_queued_message_and_a_bang_command_replays_into_its_conver
     ));
     rest.push(agent(AgentEvent::AgentEnd {
         messages: Vec::new(),
+        will_retry: false,
     }));
     rest.push(settled(SettledReason::Completed));
     for event in rest {

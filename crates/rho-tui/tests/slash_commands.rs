@@ -151,7 +151,7 @@ fn thinking_sets_a_level_and_refuses_an_unknown_one() {
     assert_eq!(
         app.transcript().last(),
         Some(&Entry::Error(
-            "Unknown thinking level \"lots\" (one of: off, minimal, low, medium, high, xhigh)"
+            "Unknown thinking level \"lots\" (one of: off, minimal, low, medium, high, xhigh, max)"
                 .to_owned()
         ))
     );

@@ -1,8 +1,8 @@
 //! Pi's argument spellings that clap cannot express, rewritten before clap sees them
 //! (pi-reference §7.2):
 //!
-//! - multi-letter short flags (`-nt`, `-nbt`, `-nc`, `-ns`, `-np`, `-ne`) become their long
-//!   names;
+//! - multi-letter short flags (`-nt`, `-nbt`, `-nc`, `-ns`, `-np`, `-ne`, `-xt`, `-na`) become
+//!   their long names;
 //! - `-p`/`--print` takes the next argument as a message unless it starts with `@` or `-`, where
 //!   a `---…` argument still counts as a message. clap would read `---x` as an unknown flag, so
 //!   such a message is passed behind the hidden `--print-message` flag, keeping its position.
@@ -20,6 +20,8 @@ const SHORT_ALIASES: &[(&str, &str)] = &[
     ("-ns", "--no-skills"),
     ("-np", "--no-prompt-templates"),
     ("-ne", "--no-extensions"),
+    ("-xt", "--exclude-tools"),
+    ("-na", "--no-approve"),
 ];
 
 /// Rewrites the arguments after the program name. Everything after a bare `--` is left alone.

@@ -8,6 +8,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 use rho_host::settings::Permission;
 
 use crate::argv;
+use crate::cli_checks::{self, CliError};
 
 /// Output mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -55,7 +56,8 @@ Commands:
   rho auth status             List the providers with a key and where it comes from
   rho verify <log>            Check a --mode json log
 
-Settings: RHO_HOME/settings.json (RHO_HOME defaults to ~/.rho), overridden by ./.rho/settings.json.
+Settings: RHO_HOME/settings.json (RHO_HOME defaults to $PI_CODING_AGENT_DIR, else ~/.rho),
+overridden by ./.rho/settings.json once the project is trusted (--approve, RHO_HOME/trust.json).
 Exit codes: 0 completed, 1 model error, 2 failure before the first model call, 3 budget reached,
 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP.";
 
@@ -93,6 +95,23 @@ pub struct Cli {
     /// Directory for session storage and lookup.
     #[arg(long = "session-dir", value_name = "DIR")]
     pub session_dir: Option<PathBuf>,
+    /// Use the current directory's session with this id, creating it otherwise.
+    #[arg(long = "session-id", value_name = "ID", allow_hyphen_values = true)]
+    pub session_id: Option<String>,
+    /// Set the session display name.
+    #[arg(
+        short = 'n',
+        long = "name",
+        value_name = "NAME",
+        allow_hyphen_values = true
+    )]
+    pub name: Option<String>,
+    /// Trust project-local files for this run.
+    #[arg(short = 'a', long = "approve", overrides_with = "no_approve")]
+    pub approve: bool,
+    /// Ignore project-local files for this run (also -na).
+    #[arg(long = "no-approve", overrides_with = "approve")]
+    pub no_approve: bool,
     /// Don't save the session (ephemeral).
     #[arg(long = "no-session")]
     pub no_session: bool,
@@ -105,17 +124,24 @@ pub struct Cli {
     /// API key for the selected model's provider (defaults to env vars and auth.json).
     #[arg(long = "api-key", value_name = "KEY")]
     pub api_key: Option<String>,
-    /// Thinking level: off, minimal, low, medium, high, xhigh.
+    /// Thinking level: off, minimal, low, medium, high, xhigh, max.
     #[arg(long, value_name = "LEVEL")]
     pub thinking: Option<String>,
     /// Comma-separated model patterns for cycling; globs (anthropic/*, *sonnet*), fuzzy
     /// matching and ":<thinking>" suffixes. Without --model the first one is used.
     #[arg(long, value_name = "PATTERNS", value_delimiter = ',')]
     pub models: Option<Vec<String>>,
-    /// Comma-separated allowlist of tool names (read, bash, edit, write, grep, find, ls);
-    /// unknown names are ignored. Default: read, bash, edit, write.
+    /// Comma-separated allowlist of tool names or patterns (*) to enable (read, bash, edit,
+    /// write, grep, find, ls; unknown names are ignored), or only +name/-name entries to change
+    /// the default tools (read, bash, edit, write).
     #[arg(short = 't', long, value_delimiter = ',', value_name = "TOOLS")]
     pub tools: Option<Vec<String>>,
+    /// Comma-separated denylist of tool names or patterns (*) to disable (also -xt).
+    #[arg(long = "exclude-tools", value_delimiter = ',', value_name = "TOOLS")]
+    pub exclude_tools: Option<Vec<String>>,
+    /// Disable built-in MCP support (rho has no MCP client yet: nothing to turn off).
+    #[arg(long = "no-mcp")]
+    pub no_mcp: bool,
     /// Disable all tools (also -nt).
     #[arg(long = "no-tools")]
     pub no_tools: bool,
@@ -128,7 +154,7 @@ pub struct Cli {
     /// Append text or file contents to the system prompt (repeatable).
     #[arg(long = "append-system-prompt", value_name = "TEXT|FILE")]
     pub append_system_prompt: Vec<String>,
-    /// Load an extension file (repeatable).
+    /// Load an extension file (rho cannot load extensions yet: exits 2).
     #[arg(short = 'e', long = "extension", value_name = "PATH")]
     pub extensions: Vec<PathBuf>,
     /// Disable extension discovery (also -ne).
@@ -146,12 +172,18 @@ pub struct Cli {
     /// Disable prompt template discovery and loading (also -np).
     #[arg(long = "no-prompt-templates")]
     pub no_prompt_templates: bool,
-    /// Load a theme file or directory (repeatable).
+    /// Load a theme file or directory (rho has no themes: exits 2).
     #[arg(long = "theme", value_name = "PATH")]
     pub themes: Vec<PathBuf>,
     /// Disable theme discovery and loading.
     #[arg(long = "no-themes")]
     pub no_themes: bool,
+    /// Theme for the interactive mode (rho's terminal UI has one look; accepted).
+    #[arg(long = "use-theme", value_name = "NAME")]
+    pub use_theme: Option<String>,
+    /// Interactive rendering: regular or fullscreen (rho's terminal UI has one; accepted).
+    #[arg(long = "tui-mode", value_name = "MODE")]
+    pub tui_mode: Option<String>,
     /// Disable AGENTS.md and CLAUDE.md discovery and loading (also -nc).
     #[arg(long = "no-context-files")]
     pub no_context_files: bool,
@@ -201,7 +233,10 @@ fn parse_permission(text: &str) -> Result<Permission, String> {
 
 impl Cli {
     /// Parses the arguments after the program name, Pi's spellings included.
-    pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Cli, clap::Error> {
+    /// Pi's own checks (`cli_checks.rs`) come first, in Pi's words.
+    pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Cli, CliError> {
+        let args: Vec<OsString> = args.into_iter().collect();
+        cli_checks::check_raw(&args).map_err(CliError::Invalid)?;
         let args = std::iter::once(OsString::from("rho")).chain(argv::rewrite(args));
         // Pi's version flag is `-v` (clap's default is `-V`).
         let command = Cli::command().disable_version_flag(true).arg(
@@ -217,6 +252,7 @@ impl Cli {
             cli.messages = in_command_line_order(&matches, &cli);
             cli.print_message.clear();
         }
+        cli_checks::check_parsed(&cli).map_err(CliError::Invalid)?;
         Ok(cli)
     }
 }

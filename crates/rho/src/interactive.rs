@@ -29,6 +29,8 @@ const EXIT_AFTER_FIRST_FRAME: &str = "RHO_EXIT_AFTER_FIRST_FRAME";
 
 /// Runs the interactive mode until the user leaves; `Err` is a failure before the screen opens.
 pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<u8> {
+    // An undecided project is asked about before its settings are read.
+    crate::project_trust::ask_when_undecided();
     // Settings and keys (a `!command` may run for seconds) are read off the runtime.
     let choosing = cwd.to_path_buf();
     let (cli, target, chosen) = tokio::task::spawn_blocking(move || {
@@ -181,7 +183,8 @@ impl UserShell for SessionShell {
         let cancel = BashCancel::new();
         *self.running() = Some(cancel.clone());
         let cwd = lock(&self.live).run_cwd.clone();
-        let result = user_bash::run(command, &cwd, &cancel).await;
+        // The interactive mode shows the output when the command ends.
+        let result = user_bash::run(command, &cwd, &cancel, |_: &str| {}).await;
         *self.running() = None;
         let result = result.map_err(|error| format!("Cannot run the command: {error}"))?;
         Ok(ShellOutput {
@@ -218,7 +221,7 @@ fn bash_message(command: &str, output: &ShellOutput, exclude: bool) -> AgentMess
         truncated: output.truncated,
         full_output_path: output.full_output_path.as_ref().map(PathBuf::from),
     };
-    let message = result.to_message(command, rho_ai::message::now_ms());
+    let message = result.to_message(command, rho_ai::message::now_ms(), None);
     if !exclude {
         return message;
     }

@@ -125,10 +125,11 @@ fn runner() -> PathBuf {
     }
 }
 
-/// The system prompt of a local model: short, because its whole window is 4,096 tokens.
-pub fn system_prompt(tools: &[&str], cwd: &Path, date: &str) -> String {
+/// The system prompt of a local model: short, because its whole window is 4,096 tokens. No
+/// date, so the prompt stays the same from day to day (as Pi 1.6's).
+pub fn system_prompt(tools: &[&str], cwd: &Path) -> String {
     format!(
-        "You are rho, a coding assistant working in the directory {}. Use the tools ({}) to look at files before you answer; never guess their contents. Answer briefly and plainly.\nCurrent date: {date}",
+        "You are rho, a coding assistant working in the directory {}. Use the tools ({}) to look at files before you answer; never guess their contents. Answer briefly and plainly.",
         cwd.display(),
         tools.join(", ")
     )

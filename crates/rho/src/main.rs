@@ -5,12 +5,14 @@ mod argv;
 mod auth;
 mod branch_summary;
 mod cli;
+mod cli_checks;
 mod export;
 mod interactive;
 mod local;
 mod model_choice;
 mod model_scope;
 mod output;
+mod project_trust;
 mod prompt_input;
 mod remember;
 mod rpc;
@@ -45,7 +47,11 @@ fn main() -> ExitCode {
     }
     let cli = match cli::Cli::parse_args(std::env::args_os().skip(1)) {
         Ok(cli) => cli,
-        Err(error) => {
+        Err(cli_checks::CliError::Invalid(message)) => {
+            eprintln!("Error: {message}");
+            return ExitCode::from(EXIT_PREFLIGHT);
+        }
+        Err(cli_checks::CliError::Clap(error)) => {
             let code = match error.kind() {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
                 _ => EXIT_PREFLIGHT,

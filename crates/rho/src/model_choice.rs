@@ -82,11 +82,10 @@ pub fn choose(
             }
             (resolved.model, resolved.thinking_level)
         }
-        (Some(provider), _) => {
-            let id = rho_models::providers::default_model_id(provider).unwrap_or("");
-            let resolved = registry.resolve_cli_model(Some(provider), id)?;
-            (resolved.model, resolved.thinking_level)
-        }
+        // Pi 1.6: a provider alone no longer picks its default model.
+        (Some(provider), _) => bail!(
+            "--provider requires --model (for example: --provider {provider} --model <pattern>)"
+        ),
         (None, _) => match default_or_scoped(settings, patterns, registry, &auth) {
             Ok(found) => found,
             // No provider has a key: the installed local model runs offline, and says so.
@@ -151,25 +150,20 @@ pub fn choose(
 }
 
 /// `--thinking` > the `:level` suffix (of `--model` or the scoped pattern) > settings
-/// `defaultThinkingLevel` > medium, clamped to what the model supports. An invalid `--thinking`
-/// value is a warning and is ignored, as in Pi.
+/// `modelThinkingLevels` for the model > `defaultThinkingLevel` > medium, clamped to what the model supports. An invalid `--thinking`
+/// value is ignored, as in Pi.
 fn thinking_level(
     cli: &Cli,
     settings: &Settings,
     entry: &ModelEntry,
     suffix: Option<ThinkingLevel>,
 ) -> ThinkingLevel {
-    let flag = cli.thinking.as_deref().and_then(|text| {
-        let level = ThinkingLevel::parse(text);
-        if level.is_none() {
-            crate::warnings::warn(format_args!(
-                "invalid thinking level \"{text}\" (use off, minimal, low, medium, high or xhigh); ignored"
-            ));
-        }
-        level
-    });
+    // An invalid value was reported when the flags were read (`cli_checks.rs`).
+    let flag = cli.thinking.as_deref().and_then(ThinkingLevel::parse);
+    let per_model = settings.model_thinking_level(&entry.model.provider, &entry.model.id);
     let level = flag
         .or(suffix)
+        .or(per_model)
         .or(settings.default_thinking_level)
         .unwrap_or(rho_models::DEFAULT_THINKING_LEVEL);
     clamp_thinking_level(entry, level)

@@ -71,7 +71,7 @@ pub fn build(kit: &SessionKit, start: SessionStart) -> Result<AgentSession, Sess
     options.tools = kit.workspace.tools.clone();
     options.tool_hooks = Some(kit.workspace.gate.clone());
     options.context_hooks = kit.context_hooks.clone();
-    options.system_prompt = Some(kit.workspace.system_prompt.clone());
+    options.system_prompt = Some(kit.workspace.system_prompt.text().into());
     (options.steering_mode, options.follow_up_mode) = start.queue_modes;
     options.session_id = Some(header.id);
     // A pending file is written at the first message, before any tool call can read the path.
@@ -83,6 +83,7 @@ pub fn build(kit: &SessionKit, start: SessionStart) -> Result<AgentSession, Sess
             ..kit.retry
         })
         .prompt_resources(kit.workspace.resources.clone())
+        .system_prompt(kit.workspace.system_prompt.clone())
         .compaction(CompactionPolicy {
             enabled: start.auto_compaction,
             ..kit.compaction
@@ -151,7 +152,7 @@ pub fn choose(cli: &mut Cli, target: &SessionTarget, cwd: &Path) -> anyhow::Resu
     };
     // A resumed `--session` runs where it ran before (Pi: the header's cwd).
     let run_cwd = opened.map_or_else(|| cwd.to_path_buf(), |o| o.cwd.clone());
-    let settings = setup::settings(&run_cwd)?;
+    let settings = setup::settings(cli, &run_cwd)?;
     setup::budget(cli, &settings)?;
     setup::retry_policy(&settings)?;
     let session_thinking = opened.and_then(|o| restored_thinking(cli, o));

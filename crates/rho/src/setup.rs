@@ -9,19 +9,31 @@ use anyhow::{Context as _, bail};
 use rho_agent::{AgentTool, ToolHooks};
 use rho_gate::{CommandRules, GatePolicy, PermissionMode, Sandbox};
 use rho_host::gate::Gate;
-use rho_host::prompt::{PromptOptions, PromptResources};
+use rho_host::prompt::{PromptOptions, PromptResources, SystemPrompt};
 use rho_host::settings::{Settings, SettingsPaths, load_settings};
-use rho_host::toolset::{Confinement, DEFAULT_TOOLS, create_tools};
+use rho_host::tool_selection::{ToolChoice, resolve_default_tools};
+use rho_host::toolset::{BUILTIN_TOOLS, Confinement, create_tools};
 use rho_host::{Budget, RetryPolicy};
 use rho_models::{ProcessEnvironment, rho_home};
 
 use crate::cli::Cli;
 
-/// `RHO_HOME/settings.json` under the project's `.rho/settings.json`; a broken file is a
-/// failure before the model (exit 2), named in the message.
-pub fn settings(cwd: &Path) -> anyhow::Result<Settings> {
+/// `RHO_HOME/settings.json` under the project's `.rho/settings.json` when the project is
+/// trusted; a broken file is a failure before the model (exit 2), named in the message.
+pub fn settings(cli: &Cli, cwd: &Path) -> anyhow::Result<Settings> {
     let home = rho_home(&ProcessEnvironment);
-    Ok(load_settings(&SettingsPaths::new(home.as_deref(), cwd))?)
+    let trusted = crate::project_trust::project_trusted(cli, cwd)?;
+    let paths = SettingsPaths::new(home.as_deref(), cwd).with_project_trust(trusted);
+    let settings = load_settings(&paths)?;
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        for key in &settings.unsupported_pi_keys {
+            crate::warnings::warn(format_args!(
+                "settings key \"{key}\" is not supported by rho; ignored"
+            ));
+        }
+    });
+    Ok(settings)
 }
 
 /// The budget flags (contract §3) over the settings' `budget`, limit by limit; a negative or
@@ -52,17 +64,31 @@ pub fn retry_policy(settings: &Settings) -> anyhow::Result<RetryPolicy> {
     Ok(policy)
 }
 
-/// The active tool names: as in Pi, an explicit `--tools` list wins over `--no-tools` and
-/// `--no-builtin-tools`.
-pub fn tool_names(cli: &Cli) -> Vec<String> {
-    match &cli.tools {
-        Some(names) => names.iter().map(|name| name.trim().to_owned()).collect(),
-        None if cli.no_tools || cli.no_builtin_tools => Vec::new(),
-        None => DEFAULT_TOOLS
-            .iter()
-            .map(|name| (*name).to_owned())
-            .collect(),
+/// The active tool names, chosen as Pi 1.6 does ([`ToolChoice`]): the settings'
+/// `defaultTools` are the defaults, an explicit `--tools` allowlist wins over `--no-tools` and
+/// `--no-builtin-tools`, a `+name`/`-name` list edits the defaults, `--exclude-tools` applies
+/// last.
+pub fn tool_names(cli: &Cli, settings: &Settings) -> Vec<String> {
+    let tools = cli.tools.as_deref().map(trimmed);
+    let exclude = cli.exclude_tools.as_deref().map(trimmed);
+    let defaults = settings.default_tools.as_deref().map(resolve_default_tools);
+    ToolChoice {
+        defaults: defaults.as_deref(),
+        tools: tools.as_deref(),
+        no_tools: cli.no_tools || cli.no_builtin_tools,
+        exclude: exclude.as_deref(),
     }
+    .select(&BUILTIN_TOOLS)
+}
+
+/// A list flag's entries trimmed, empty ones dropped (clap has split it on `,`).
+fn trimmed(entries: &[String]) -> Vec<String> {
+    entries
+        .iter()
+        .map(|entry| entry.trim())
+        .filter(|entry| !entry.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The tools, the gate in front of them and the prompt material of a session.
@@ -75,8 +101,9 @@ pub struct Workspace {
     pub policy: Arc<GatePolicy>,
     /// Context files, skills and templates.
     pub resources: Arc<PromptResources>,
-    /// The system prompt for `tools`.
-    pub system_prompt: Arc<str>,
+    /// The system prompt for `tools`, as sections (the session declares them to the model in a
+    /// `system` message).
+    pub system_prompt: SystemPrompt,
 }
 
 /// Builds the workspace of a session rooted at `cwd`; a `local` model gets the read-only tools
@@ -97,10 +124,8 @@ pub fn workspace(
         .map(PathBuf::from)
         .chain(cli.allow_dirs.iter().cloned())
         .collect();
-    let rules = match &home {
-        Some(home) => CommandRules::load_for_session(home, cwd)?,
-        None => CommandRules::load(&[cwd.join(".rho").join("rules.toml")])?,
-    };
+    let trusted = crate::project_trust::project_trusted(cli, cwd)?;
+    let rules = CommandRules::load_for_project(home.as_deref(), cwd, trusted)?;
     let policy = Arc::new(
         GatePolicy::new(mode, cwd)
             .with_allow_dirs(allow_dirs)
@@ -114,9 +139,18 @@ pub fn workspace(
     };
     let tools_chosen = cli.tools.is_some() || cli.no_tools || cli.no_builtin_tools;
     let names = if local && !tools_chosen {
-        crate::local::LOCAL_TOOLS.map(str::to_owned).to_vec()
+        let exclude = cli
+            .exclude_tools
+            .as_deref()
+            .map(trimmed)
+            .unwrap_or_default();
+        crate::local::LOCAL_TOOLS
+            .iter()
+            .filter(|name| !rho_host::tool_selection::matches_tool(&exclude, name))
+            .map(|name| (*name).to_owned())
+            .collect()
     } else {
-        tool_names(cli)
+        tool_names(cli, settings)
     };
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let tools = create_tools(cwd, &names, Some(&confinement));
@@ -135,6 +169,8 @@ pub fn workspace(
             .map(|p| p.display().to_string())
             .collect(),
         no_prompt_templates: cli.no_prompt_templates,
+        project_trusted: trusted,
+        user_home: std::env::var_os("HOME").map(PathBuf::from),
     });
     if cli.verbose {
         for diagnostic in &resources.diagnostics {
@@ -142,11 +178,10 @@ pub fn workspace(
         }
     }
     let active: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
-    let date = chrono::Local::now().format("%Y-%m-%d").to_string();
     let system_prompt = if local && cli.system_prompt.is_none() {
-        crate::local::system_prompt(&active, cwd, &date).into()
+        SystemPrompt::preamble_only(crate::local::system_prompt(&active, cwd))
     } else {
-        resources.system_prompt(&active, &date).into()
+        resources.system_prompt(&active)
     };
     Ok(Workspace {
         tools,

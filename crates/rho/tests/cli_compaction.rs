@@ -181,6 +181,7 @@ async fn an_overflow_is_compacted_retried_once_and_the_compacted_view_resumes() 
             "message",
             "message",
             "message",
+            "message",
             "compaction",
             "message",
         ]

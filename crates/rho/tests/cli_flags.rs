@@ -67,26 +67,32 @@ fn every_pi_flag_and_rhos_own_flags_parse_and_the_run_completes() {
             "text",
             "--no-session",
             "--thinking",
-            "high",
+            "max",
             "--system-prompt",
             "Be brief.",
             "--append-system-prompt",
             "One.",
             "--append-system-prompt",
             "Two.",
-            "-e",
-            "ext.js",
-            "--extension",
-            "ext2.js",
             "-ne",
+            "--no-mcp",
+            "-a",
+            "-na",
+            "--approve",
+            "-n",
+            "A name",
+            "--session-id",
+            "my-id.1",
+            "--use-theme",
+            "dark",
+            "--tui-mode",
+            "fullscreen",
             "--skill",
             "skills/a",
             "-ns",
             "--prompt-template",
             "t.md",
             "-np",
-            "--theme",
-            "t.json",
             "--no-themes",
             "-nc",
             "--verbose",
@@ -100,6 +106,8 @@ fn every_pi_flag_and_rhos_own_flags_parse_and_the_run_completes() {
             "--no-network",
             "-t",
             "read,ls",
+            "-xt",
+            "ls",
             "--max-turns",
             "4",
             "--max-cost",
@@ -212,5 +220,136 @@ fn help_shows_pis_usage_and_examples_and_v_prints_the_version() {
     assert_eq!(
         String::from_utf8(version.stdout).unwrap(),
         format!("rho {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn pis_flag_checks_exit_2_in_pis_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| rho(dir.path()).args(args).output().unwrap();
+    let cases: [(&[&str], &str); 12] = [
+        (&["--mode"], "Error: --mode requires text, json, or rpc"),
+        (
+            &["--mode", "xml", "-p", "hi"],
+            "Error: Invalid mode \"xml\". Valid values: text, json, rpc",
+        ),
+        (&["-p", "hi", "-n"], "Error: --name requires a value"),
+        (
+            &["-n", "  ", "-p", "hi"],
+            "Error: --name requires a non-empty value",
+        ),
+        (
+            &["-t", "read,+grep", "-p", "hi"],
+            "Error: -t: tool names cannot be mixed with +name or -name entries",
+        ),
+        (
+            &["--tools", "+gr*", "-p", "hi"],
+            "Error: --tools: +name and -name entries take exact tool names, not patterns: +gr*",
+        ),
+        (
+            &["--session-id", "-bad", "-p", "hi"],
+            "Error: Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character",
+        ),
+        (
+            &["--session-id", "ok", "-c", "--session", "x", "-p", "hi"],
+            "Error: --session-id cannot be combined with --session, --continue",
+        ),
+        (
+            &["--provider", "openai", "-p", "hi"],
+            "Error: --provider requires --model (for example: --provider openai --model <pattern>)",
+        ),
+        (
+            &["-e", "ext.js", "-p", "hi"],
+            "Error: -e/--extension: rho cannot load extensions yet",
+        ),
+        (
+            &["--theme", "t.json", "-p", "hi"],
+            "Error: --theme: rho's terminal UI has no themes to load",
+        ),
+        (
+            &["--tui-mode", "wide", "-p", "hi"],
+            "Error: Invalid TUI mode \"wide\". Valid values: regular, fullscreen",
+        ),
+    ];
+    for (args, expected) in cases {
+        assert_fails_with(run(args), expected);
+    }
+}
+
+#[test]
+fn an_invalid_thinking_level_is_pis_warning_and_is_ignored() {
+    let (dir, script) = faux(json!([[{"type": "text", "text": "Done."}]]));
+    let output = rho(dir.path())
+        .args(["--thinking", "bogus", "--faux-script"])
+        .arg(&script)
+        .args(["-p", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        "Warning: Invalid thinking level \"bogus\". Valid values: off, minimal, low, medium, high, xhigh, max\n"
+    );
+}
+
+#[test]
+fn tools_patterns_modifiers_and_excludes_choose_the_tools() {
+    let (dir, script) = faux(json!([
+        [
+            {"type": "tool_call", "name": "grep", "arguments": {"pattern": "x"}},
+            {"type": "tool_call", "name": "write", "arguments": {"path": "w.txt", "content": "x"}},
+            {"type": "tool_call", "name": "ls", "arguments": {}}
+        ],
+        [{"type": "text", "text": "Done."}]
+    ]));
+    let not_found = |args: &[&str]| -> Vec<String> {
+        let output = rho(dir.path())
+            .args(["--mode", "json", "--no-session"])
+            .args(args)
+            .arg("--faux-script")
+            .arg(&script)
+            .arg("go")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        json_lines(&output)
+            .iter()
+            .filter(|l| l["type"] == "message_end" && l["message"]["role"] == "toolResult")
+            .filter_map(|l| {
+                l["message"]["content"][0]["text"]
+                    .as_str()
+                    .map(str::to_owned)
+            })
+            .filter(|text| text.ends_with("not found"))
+            .collect()
+    };
+    assert_eq!(
+        not_found(&["--tools", "+grep,-write"]),
+        ["Tool write not found", "Tool ls not found"]
+    );
+    assert_eq!(not_found(&["-t", "read,gr*,l*"]), ["Tool write not found"]);
+    assert_eq!(
+        not_found(&["-t", "*", "-xt", "w*,grep"]),
+        ["Tool grep not found", "Tool write not found"]
+    );
+    // The settings' defaultTools are the defaults `+name`/`-name` edit; a Pi setting rho lacks
+    // is named once.
+    let settings = json!({"defaultTools": ["read", "ls"], "cacheWarming": "idle"});
+    std::fs::write(dir.path().join("settings.json"), settings.to_string()).unwrap();
+    let output = rho(dir.path())
+        .args(["--mode", "json", "--no-session", "-t", "+grep"])
+        .arg("--faux-script")
+        .arg(&script)
+        .arg("go")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        "Warning: settings key \"cacheWarming\" is not supported by rho; ignored\n"
+    );
+    assert_eq!(not_found(&["-t", "+grep"]), ["Tool write not found"]);
+    assert_eq!(
+        not_found(&[]),
+        ["Tool grep not found", "Tool write not found"]
     );
 }

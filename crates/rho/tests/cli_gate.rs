@@ -115,7 +115,7 @@ async fn a_rule_example_that_fails_its_rule_stops_rho_before_the_model_naming_th
     std::fs::write(&rules, text).unwrap();
     let output = run_rho(
         dir.path(),
-        &["-p"],
+        &["-p", "--approve"],
         json!([[{"type": "text", "text": "hi"}]]),
     )
     .await;

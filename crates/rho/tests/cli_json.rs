@@ -82,6 +82,8 @@ fn json_mode_prints_the_header_then_every_event_with_agent_settled_last() {
             "message_end",
             "message_start",
             "message_end",
+            "message_start",
+            "message_end",
             "tool_execution_start",
             "tool_execution_end",
             "message_start",
@@ -95,7 +97,46 @@ fn json_mode_prints_the_header_then_every_event_with_agent_settled_last() {
             "agent_settled"
         ]
     );
+    // Pi 1.6: the run opens with the system message (its sections, its tools), before the
+    // user's message; a streamed assistant message starts `pending`; `message_update` carries
+    // only the usage and the delta; `agent_end` says no retry follows.
+    let starts: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "message_start")
+        .collect();
+    assert_eq!(starts[0]["message"]["role"], "system");
+    assert_eq!(starts[0]["message"]["content"], "");
+    let sections: Vec<&str> = starts[0]["message"]["sections"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(sections, ["preamble", "tools", "rules", "cwd"]);
+    let declared: Vec<&str> = starts[0]["message"]["toolsAdded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(declared, ["read", "bash", "edit", "write"]);
+    assert_eq!(starts[1]["message"]["role"], "user");
+    assert_eq!(starts[2]["message"]["stopReason"], "pending");
+    for update in lines.iter().filter(|l| l["type"] == "message_update") {
+        let keys: Vec<&str> = update
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, ["type", "usage", "assistantMessageEvent"]);
+        assert!(update["assistantMessageEvent"].get("partial").is_none());
+    }
+    let end = lines.iter().find(|l| l["type"] == "agent_end").unwrap();
+    assert_eq!(end["willRetry"], false);
+    assert_eq!(end["messages"][0]["role"], "system");
     let settled = lines.last().unwrap();
+    assert_eq!(settled["aborted"], false);
     assert_eq!(settled["reason"], "completed");
     assert_eq!(settled["turns"], 2);
     assert!(settled["usage"]["totalTokens"].as_u64().unwrap() > 0);
@@ -239,7 +280,10 @@ fn failures_before_the_first_model_call_exit_2_with_one_clear_line() {
         run(&["--bogus", "-p", "hi"]),
         "unexpected argument '--bogus'",
     );
-    assert_preflight_failure(run(&["--mode", "yaml", "-p", "hi"]), "invalid value 'yaml'");
+    assert_preflight_failure(
+        run(&["--mode", "yaml", "-p", "hi"]),
+        "Invalid mode \"yaml\". Valid values: text, json, rpc",
+    );
     assert_preflight_failure(run(&["-p", "hi"]), "No models available");
     assert_preflight_failure(
         run(&["-p", "--model", "nonexistent-model-xyz", "hi"]),

@@ -144,6 +144,7 @@ async fn continue_sends_the_first_exchange_with_the_second_question_and_appends_
             "message",
             "message",
             "message",
+            "message",
             "message"
         ])
         .as_array()
@@ -153,6 +154,7 @@ async fn continue_sends_the_first_exchange_with_the_second_question_and_appends_
     assert_eq!(
         transcript(&files[0]),
         [
+            "system: ",
             "user: What is 2+2?",
             "assistant: Four.",
             "user: And doubled?",
@@ -194,6 +196,7 @@ async fn session_with_an_id_prefix_resumes_that_session_not_the_newest() {
     assert_eq!(
         transcript(&files[0]),
         [
+            "system: ",
             "user: first",
             "assistant: One.",
             "user: again",
@@ -235,6 +238,7 @@ async fn fork_copies_a_session_into_a_new_file_that_names_its_parent() {
     assert_eq!(
         transcript(fork),
         [
+            "system: ",
             "user: first",
             "assistant: One.",
             "user: branch",
@@ -266,8 +270,9 @@ async fn resume_lists_the_sessions_newest_first_and_exits_0() {
         "ID",
         "DATE",
         "MESSAGES",
-        row(&files[1], 4, "second"),
-        row(&files[0], 2, "first question"),
+        // The system message that opens each session counts, as in Pi 1.6.
+        row(&files[1], 5, "second"),
+        row(&files[0], 3, "first question"),
     );
     assert_eq!(String::from_utf8(output.stdout).unwrap(), expected);
     assert_eq!(server.requests().len(), 3, "--resume calls no model");
@@ -338,6 +343,7 @@ async fn a_torn_last_line_is_reported_once_and_cut_off_before_the_session_contin
     assert_eq!(
         transcript(&file),
         [
+            "system: ",
             "user: first",
             "assistant: One.",
             "user: second",
@@ -396,5 +402,5 @@ fn a_second_rho_on_a_session_in_use_refuses_with_exit_2() {
             file.display()
         )
     );
-    assert_eq!(while_running, ["user: sleep", "assistant: "]);
+    assert_eq!(while_running, ["system: ", "user: sleep", "assistant: "]);
 }

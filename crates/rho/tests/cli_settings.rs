@@ -34,6 +34,10 @@ fn layout(server: &MockServer, global: Option<Value>, project: Option<Value>) ->
     if let Some(project) = project {
         std::fs::write(project_dir.join("settings.json"), project.to_string()).unwrap();
     }
+    // The project is trusted in the store, so its settings apply.
+    let project = std::fs::canonicalize(dir.path().join("project")).unwrap();
+    let trust = json!({ project.to_str().unwrap(): true });
+    std::fs::write(home.join("trust.json"), trust.to_string()).unwrap();
     dir
 }
 

@@ -46,7 +46,7 @@ async fn run_rho(dir: &Path, args: &[&str]) -> std::process::Output {
         .current_dir(dir.join("project"))
         .env_clear()
         .env("RHO_HOME", dir.join("home"))
-        .args(["-p", "--model", "mock/a"])
+        .args(["-p", "--approve", "--model", "mock/a"])
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -76,15 +76,20 @@ async fn the_model_receives_rhos_system_prompt_with_context_files_and_skills() {
     let (system, user) = system_and_user(&server);
     let project = dir.path().join("project").canonicalize().unwrap();
     assert!(
-        system.starts_with("You are an expert coding assistant operating inside rho"),
+        system
+            .starts_with("You are a coding assistant running inside rho, a coding agent harness."),
         "{system}"
     );
-    assert!(!system.contains("Pi documentation"), "{system}");
+    assert!(!system.contains("<docs>"), "{system}");
     assert!(
         system.contains(&format!(
-            "## {}\n\nAlways run the tests.\n",
+            "<project_context>\nProject-specific instructions and guidelines:\n\n<project_instructions path=\"{}\">\nAlways run the tests.\n\n</project_instructions>\n</project_context>",
             project.join("AGENTS.md").display()
         )),
+        "{system}"
+    );
+    assert!(
+        system.ends_with(&format!("<cwd>\n{}\n</cwd>", project.display())),
         "{system}"
     );
     assert!(system.contains("<name>deploy</name>"), "{system}");

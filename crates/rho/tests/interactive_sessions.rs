@@ -73,6 +73,7 @@ fn a_session_resumed_from_the_picker_is_shown_and_carried_by_the_next_request() 
     assert_eq!(
         file_messages(first),
         [
+            "system: ",
             "user: remember apple",
             "assistant: noted apple",
             "user: what was it?",
@@ -129,7 +130,7 @@ fn fork_writes_a_new_file_holding_the_branch_before_the_picked_message() {
     assert_eq!(files.len(), 2, "{files:?}");
     assert_eq!(
         file_messages(&files[1]),
-        ["user: step one", "assistant: one done"]
+        ["system: ", "user: step one", "assistant: one done"]
     );
     // The picked message is back in the editor: Enter sends it on the new branch.
     tmux.keys(&["Enter"]);
@@ -143,6 +144,7 @@ fn fork_writes_a_new_file_holding_the_branch_before_the_picked_message() {
     assert_eq!(
         file_messages(&files[1]),
         [
+            "system: ",
             "user: step one",
             "assistant: one done",
             "user: step two",

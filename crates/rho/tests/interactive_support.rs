@@ -77,6 +77,10 @@ pub(crate) fn project(mock: &Mock, models: Value, rules: Option<&str>) -> tempfi
     if let Some(rules) = rules {
         std::fs::create_dir_all(dir.path().join(".rho")).unwrap();
         std::fs::write(dir.path().join(".rho/rules.toml"), rules).unwrap();
+        // The project is trusted (in RHO_HOME's store), so its rules apply.
+        let project = std::fs::canonicalize(dir.path()).unwrap();
+        let trust = json!({ project.to_str().unwrap(): true });
+        std::fs::write(dir.path().join("trust.json"), trust.to_string()).unwrap();
     }
     dir
 }

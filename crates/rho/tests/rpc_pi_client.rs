@@ -1,5 +1,5 @@
-//! Pi's own `RpcClient` (from the npm package `@mariozechner/pi-coding-agent@0.73.1`) drives
-//! `rho --mode rpc` through `tests/rpc_client/drive.mjs`.
+//! Pi's own `RpcClient` — 1.6.0's (`@earendil-works/pi-coding-agent`), the one Pi users run
+//! now, and 0.73.1's — drives `rho --mode rpc` through `tests/rpc_client/drive.mjs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
@@ -7,38 +7,47 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-/// Where the shared peers script (and CI) installs Pi:
-/// `$PEER_HOME/pi-coding-agent` (default `~/.cache/rho-peers/pi-coding-agent`).
-fn pi_package_dir() -> PathBuf {
-    let peers = std::env::var_os("PEER_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/rho-peers")
-        });
-    peers.join("pi-coding-agent/node_modules/@mariozechner/pi-coding-agent")
-}
+use crate::peers::{Pi, pi_16, pi_073};
 
-fn node_is_installed() -> bool {
-    Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success())
+#[test]
+fn pi_1_6s_rpc_client_drives_rho_through_a_tool_call_and_its_new_methods() {
+    let Some(pi) = pi_16() else {
+        return;
+    };
+    let report = drive(&pi);
+    assert_eq!(report["disposition"], json!("started"));
+    assert_common(&report);
+    assert_eq!(report["levels"], json!(["off"]));
+    assert_eq!(report["cleared"], json!({"steering": [], "followUp": []}));
+    assert_eq!(
+        report["entryTypes"],
+        json!([
+            "model_change",
+            "thinking_level_change",
+            "message:system",
+            "message:user",
+            "message:assistant",
+            "message:toolResult",
+            "message:assistant"
+        ])
+    );
+    assert_eq!(report["leafIsLast"], true);
+    assert_eq!(report["treeDepth"], 7);
+    assert_eq!(report["treeLeaf"], true);
 }
 
 #[test]
-fn pis_rpc_client_drives_rho_through_a_tool_call_and_reads_state_messages_and_stats() {
-    let node = node_is_installed()
-        .then_some(())
-        .ok_or_else(|| "node is not installed".to_owned());
-    if rho_testkit::prerequisite::require("Pi's RpcClient needs Node", node).is_none() {
+fn pi_0_73s_rpc_client_still_drives_rho() {
+    let Some(pi) = pi_073() else {
         return;
-    }
-    let package = pi_package_dir();
-    assert!(
-        package.join("package.json").is_file(),
-        "Pi is not installed at {}; install it with: mkdir -p \"${{PEER_HOME:-$HOME/.cache/rho-peers}}/pi-coding-agent\" && cd \"${{PEER_HOME:-$HOME/.cache/rho-peers}}/pi-coding-agent\" && npm install --no-audit --no-fund @mariozechner/pi-coding-agent@0.73.1",
-        package.display()
-    );
+    };
+    let report = drive(&pi);
+    assert_eq!(report["disposition"], Value::Null);
+    assert_common(&report);
+}
+
+/// Runs `drive.mjs` with `pi`'s RpcClient against rho on a scripted bash call.
+fn drive(pi: &Pi) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("script.json");
     let turns = json!({"turns": [
@@ -47,13 +56,13 @@ fn pis_rpc_client_drives_rho_through_a_tool_call_and_reads_state_messages_and_st
     ]});
     std::fs::write(&script, turns.to_string()).unwrap();
     let driver = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/rpc_client/drive.mjs");
-    let output = Command::new("node")
+    let output = Command::new(&pi.node)
         .arg(&driver)
         .env("RHO_BIN", env!("CARGO_BIN_EXE_rho"))
         .env("RHO_FAUX_SCRIPT", &script)
         .env("RHO_CWD", dir.path())
         .env("RHO_HOME", dir.path().join(".rho-home"))
-        .env("PI_PACKAGE_DIR", &package)
+        .env("PI_PACKAGE_DIR", &pi.package)
         .output()
         .unwrap();
     assert!(
@@ -61,7 +70,12 @@ fn pis_rpc_client_drives_rho_through_a_tool_call_and_reads_state_messages_and_st
         "drive.mjs failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// What both clients see the same way: the events, the transcript, state, stats and the
+/// unknown command's answer.
+fn assert_common(report: &Value) {
     let message =
         |role: &str, stop: Option<&str>, tool: Option<&str>, error: Option<bool>, text: &str| {
             let mut m = json!({"role": role, "text": text});
@@ -76,16 +90,30 @@ fn pis_rpc_client_drives_rho_through_a_tool_call_and_reads_state_messages_and_st
             }
             m
         };
+    let common: Value = [
+        "eventTypes",
+        "messages",
+        "state",
+        "lastAssistantText",
+        "stats",
+        "unknownCommand",
+    ]
+    .iter()
+    .map(|key| ((*key).to_owned(), report[*key].clone()))
+    .collect::<serde_json::Map<_, _>>()
+    .into();
     assert_eq!(
-        report,
+        common,
         json!({
             "eventTypes": [
                 "agent_start", "turn_start", "message_start", "message_end",
-                "message_start", "message_end", "tool_execution_start", "tool_execution_end",
+                "message_start", "message_end", "message_start", "message_end",
+                "tool_execution_start", "tool_execution_end",
                 "message_start", "message_end", "turn_end", "turn_start",
                 "message_start", "message_end", "turn_end", "agent_end"
             ],
             "messages": [
+                message("system", None, None, None, ""),
                 message("user", None, None, None, "Say hi with bash"),
                 message("assistant", Some("toolUse"), None, None, "Asking bash."),
                 message("toolResult", None, Some("bash"), Some(false), "hi\n"),
@@ -93,13 +121,13 @@ fn pis_rpc_client_drives_rho_through_a_tool_call_and_reads_state_messages_and_st
             ],
             "state": {
                 "model": "faux/faux-1", "thinkingLevel": "off", "isStreaming": false,
-                "messageCount": 4, "pendingMessageCount": 0,
+                "messageCount": 5, "pendingMessageCount": 0,
                 "steeringMode": "one-at-a-time", "followUpMode": "one-at-a-time"
             },
             "lastAssistantText": "Bash said hi.",
             "stats": {
                 "userMessages": 1, "assistantMessages": 2, "toolCalls": 1, "toolResults": 1,
-                "totalMessages": 4, "sessionIdMatches": true
+                "totalMessages": 5, "sessionIdMatches": true
             },
             "unknownCommand": {
                 "id": "u1", "type": "response", "command": "no_such_command", "success": false,

@@ -15,7 +15,10 @@ fn a_prompt_is_answered_on_acceptance_then_its_events_follow_and_the_run_settles
     let (dir, script) = workspace("echo hi", "It printed hi.");
     let mut rpc = Rpc::start(dir.path(), &script);
     rpc.send(json!({"id": "p1", "type": "prompt", "message": "Say hi"}));
-    assert_eq!(rpc.next(), response("p1", "prompt", None));
+    assert_eq!(
+        rpc.next(),
+        response("p1", "prompt", Some(json!({"disposition": "started"})))
+    );
     assert_eq!(rpc.next()["type"], "agent_start");
     let (settled, events) = rpc.until(|line| line["type"] == "agent_settled");
     assert_eq!(settled["reason"], "completed");
@@ -28,6 +31,8 @@ fn a_prompt_is_answered_on_acceptance_then_its_events_follow_and_the_run_settles
         types,
         [
             "turn_start",
+            "message_start",
+            "message_end",
             "message_start",
             "message_end",
             "message_start",
@@ -202,15 +207,78 @@ fn every_state_model_and_queue_command_answers_as_pi_does() {
     // Queued while idle: both wait for the next prompt.
     assert_eq!(
         rpc.call(json!({"id": "q1", "type": "steer", "message": "first this"})),
-        response("q1", "steer", None)
+        response("q1", "steer", Some(json!({"disposition": "queued"})))
     );
     assert_eq!(
         rpc.call(json!({"id": "q2", "type": "follow_up", "message": "then that"})),
-        response("q2", "follow_up", None)
+        response("q2", "follow_up", Some(json!({"disposition": "queued"})))
     );
     assert_eq!(
         rpc.call(json!({"id": "s3", "type": "get_state"}))["data"]["pendingMessageCount"],
         2
+    );
+    // Pi 1.6's clear_queue: the queues are said empty, then the removed texts are answered.
+    rpc.send(json!({"id": "cq", "type": "clear_queue"}));
+    assert_eq!(
+        rpc.next(),
+        json!({"type": "queue_update", "steering": [], "followUp": []})
+    );
+    assert_eq!(
+        rpc.next(),
+        response(
+            "cq",
+            "clear_queue",
+            Some(json!({"steering": ["first this"], "followUp": ["then that"]}))
+        )
+    );
+    assert_eq!(
+        rpc.call(json!({"id": "s3b", "type": "get_state"}))["data"]["pendingMessageCount"],
+        0
+    );
+    // The faux model does not reason: only `off`; any level name clamps to it.
+    assert_eq!(
+        rpc.call(json!({"id": "tl", "type": "get_available_thinking_levels"})),
+        response(
+            "tl",
+            "get_available_thinking_levels",
+            Some(json!({"levels": ["off"]}))
+        )
+    );
+    assert_eq!(
+        rpc.call(json!({"id": "tb", "type": "set_thinking_level", "level": "bogus"})),
+        response("tb", "set_thinking_level", None)
+    );
+    // Before any prompt the entries are the start entries Pi writes and the `set_model` above;
+    // the tree chains them.
+    let entries = rpc.call(json!({"id": "ge", "type": "get_entries"}));
+    let kinds: Vec<&str> = entries["data"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["model_change", "thinking_level_change", "model_change"]
+    );
+    let leaf = entries["data"]["leafId"].clone();
+    assert_eq!(leaf, entries["data"]["entries"][2]["id"]);
+    let first = entries["data"]["entries"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let later = rpc.call(json!({"id": "ge2", "type": "get_entries", "since": first}));
+    assert_eq!(later["data"]["entries"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        rpc.call(json!({"id": "ge3", "type": "get_entries", "since": "nope"})),
+        failure("ge3", "get_entries", "Entry not found: nope")
+    );
+    let tree = rpc.call(json!({"id": "gt", "type": "get_tree"}));
+    assert_eq!(tree["data"]["leafId"], leaf);
+    assert_eq!(tree["data"]["tree"][0]["entry"]["id"], first.as_str());
+    assert_eq!(
+        tree["data"]["tree"][0]["children"][0]["children"][0]["entry"]["id"],
+        leaf
     );
     let fresh = rpc.call(json!({"id": "ns", "type": "new_session"}));
     assert_eq!(
@@ -388,7 +456,10 @@ fn a_prompt_while_streaming_is_refused_without_streaming_behavior_and_queued_wit
         rpc.next(),
         json!({"type": "queue_update", "steering": ["Steer"], "followUp": []})
     );
-    assert_eq!(rpc.next(), response("p3", "prompt", None));
+    assert_eq!(
+        rpc.next(),
+        response("p3", "prompt", Some(json!({"disposition": "queued"})))
+    );
     rpc.send(
         json!({"id": "p4", "type": "prompt", "message": "Later", "streamingBehavior": "followUp"}),
     );
@@ -396,7 +467,10 @@ fn a_prompt_while_streaming_is_refused_without_streaming_behavior_and_queued_wit
         rpc.next(),
         json!({"type": "queue_update", "steering": ["Steer"], "followUp": ["Later"]})
     );
-    assert_eq!(rpc.next(), response("p4", "prompt", None));
+    assert_eq!(
+        rpc.next(),
+        response("p4", "prompt", Some(json!({"disposition": "queued"})))
+    );
     let state = rpc.call(json!({"id": "s", "type": "get_state"}));
     assert_eq!(state["data"]["isStreaming"], true);
     assert_eq!(state["data"]["pendingMessageCount"], 2);
@@ -414,17 +488,17 @@ fn abort_during_a_tool_ends_the_run_at_once() {
     rpc.until(|line| line["type"] == "tool_execution_start");
     let started = Instant::now();
     rpc.send(json!({"id": "a", "type": "abort"}));
-    let (abort, mut events) = rpc.until(|line| line["type"] == "response");
+    let (abort, events) = rpc.until(|line| line["type"] == "response");
     assert!(
         started.elapsed() < Duration::from_secs(3),
         "abort took {:?}",
         started.elapsed()
     );
     assert_eq!(abort, response("a", "abort", None));
-    // The response and `agent_settled` both wait for the idle agent; either may come first.
-    if !events.iter().any(|e| e["type"] == "agent_settled") {
-        events.push(rpc.until(|line| line["type"] == "agent_settled").0);
-    }
+    // Pi 1.6: the abort is answered after the prompt settled.
+    let settled = events.last().unwrap();
+    assert_eq!(settled["type"], "agent_settled");
+    assert_eq!(settled["aborted"], true);
     let end = events
         .iter()
         .find(|e| e["type"] == "tool_execution_end")
@@ -443,8 +517,15 @@ fn abort_during_a_tool_ends_the_run_at_once() {
 fn bash_runs_a_user_command_records_it_before_the_next_prompt_and_abort_bash_stops_it() {
     let (dir, script) = workspace("echo hi", "ok");
     let mut rpc = Rpc::start(dir.path(), &script);
+    // Pi 1.6: the output streams as `bash_execution_update` events with the request's id, each
+    // before the answer; `excludeFromContext` follows the timestamp in the message.
+    rpc.send(
+        json!({"id": "b", "type": "bash", "command": "echo out; echo err >&2; exit 3",
+                    "excludeFromContext": false}),
+    );
+    let (answer, updates) = rpc.until(|line| line["type"] == "response");
     assert_eq!(
-        rpc.call(json!({"id": "b", "type": "bash", "command": "echo out; echo err >&2; exit 3"})),
+        answer,
         response(
             "b",
             "bash",
@@ -453,6 +534,16 @@ fn bash_runs_a_user_command_records_it_before_the_next_prompt_and_abort_bash_sto
             )
         )
     );
+    assert!(!updates.is_empty());
+    let streamed: String = updates
+        .iter()
+        .map(|u| {
+            assert_eq!(u["type"], "bash_execution_update");
+            assert_eq!(u["id"], "b");
+            u["delta"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(streamed, "out\nerr\n");
     let messages = rpc.call(json!({"id": "m", "type": "get_messages"}));
     let message = &messages["data"]["messages"][0];
     assert_eq!(
@@ -460,9 +551,16 @@ fn bash_runs_a_user_command_records_it_before_the_next_prompt_and_abort_bash_sto
         &json!({
             "role": "bashExecution", "command": "echo out; echo err >&2; exit 3",
             "output": "out\nerr\n", "exitCode": 3, "cancelled": false, "truncated": false,
-            "timestamp": message["timestamp"]
+            "timestamp": message["timestamp"], "excludeFromContext": false
         })
     );
+    let keys: Vec<&str> = message
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys.last(), Some(&"excludeFromContext"));
     rpc.send(json!({"id": "b2", "type": "bash", "command": "sleep 5"}));
     let started = Instant::now();
     rpc.send(json!({"id": "ab", "type": "abort_bash"}));
@@ -490,6 +588,7 @@ fn bash_runs_a_user_command_records_it_before_the_next_prompt_and_abort_bash_sto
         [
             "bashExecution",
             "bashExecution",
+            "system",
             "user",
             "assistant",
             "toolResult",

@@ -36,9 +36,12 @@ async fn the_first_prompt_writes_the_file_get_state_named_and_a_user_command_is_
 
     rpc.send(json!({"id": "p", "type": "prompt", "message": "Hi"}));
     // The user message is written as soon as it ends, before the model answers.
+    // The system message that opens the session comes first (Pi 1.6).
+    let (end, _) = rpc.until(|line| line["type"] == "message_end");
+    assert_eq!(end["message"]["role"], "system");
     let (end, _) = rpc.until(|line| line["type"] == "message_end");
     assert_eq!(end["message"]["role"], "user");
-    assert_eq!(transcript(&file), ["user: Hi"]);
+    assert_eq!(transcript(&file), ["system: ", "user: Hi"]);
     rpc.until(|line| line["type"] == "agent_settled");
     assert_eq!(
         rpc.call(json!({"id": "b", "type": "bash", "command": "echo out"}))["success"],
@@ -59,6 +62,7 @@ async fn the_first_prompt_writes_the_file_get_state_named_and_a_user_command_is_
             "thinking_level_change",
             "message",
             "message",
+            "message",
             "message"
         ]
     );
@@ -66,10 +70,14 @@ async fn the_first_prompt_writes_the_file_get_state_named_and_a_user_command_is_
     assert_eq!(written[1]["provider"], "mock");
     assert_eq!(written[1]["modelId"], "a");
     assert_eq!(
-        transcript(&file)[..2],
-        ["user: Hi".to_owned(), "assistant: Hello.".to_owned()]
+        transcript(&file)[..3],
+        [
+            "system: ".to_owned(),
+            "user: Hi".to_owned(),
+            "assistant: Hello.".to_owned()
+        ]
     );
-    let bash = &written[5]["message"];
+    let bash = &written[6]["message"];
     assert_eq!(
         (
             &bash["role"],
@@ -111,7 +119,10 @@ async fn switch_session_restores_the_files_transcript_and_the_next_prompt_sends_
         .iter()
         .map(|m| &m["role"])
         .collect();
-    assert_eq!(roles, [&json!("user"), &json!("assistant")]);
+    assert_eq!(
+        roles,
+        [&json!("system"), &json!("user"), &json!("assistant")]
+    );
 
     rpc.prompt("p", "And doubled?");
     rpc.finish();
@@ -128,6 +139,7 @@ async fn switch_session_restores_the_files_transcript_and_the_next_prompt_sends_
     assert_eq!(
         transcript(&old),
         [
+            "system: ",
             "user: What is 2+2?",
             "assistant: Four.",
             "user: And doubled?",
@@ -175,7 +187,10 @@ async fn fork_starts_a_file_holding_what_came_before_that_message_and_answers_it
     );
     let forked = PathBuf::from(rpc.state()["sessionFile"].as_str().unwrap());
     assert_ne!(forked, old);
-    assert_eq!(transcript(&forked), ["user: one", "assistant: A."]);
+    assert_eq!(
+        transcript(&forked),
+        ["system: ", "user: one", "assistant: A."]
+    );
     assert_eq!(
         lines(&forked)[0]["parentSession"],
         json!(old.to_string_lossy())
@@ -193,7 +208,7 @@ async fn fork_starts_a_file_holding_what_came_before_that_message_and_answers_it
             user_message("three")
         ])
     );
-    assert_eq!(transcript(&old).len(), 4, "the source is unchanged");
+    assert_eq!(transcript(&old).len(), 5, "the source is unchanged");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -218,7 +233,7 @@ async fn clone_copies_the_whole_branch_into_a_new_file() {
     let state = rpc.state();
     let cloned = PathBuf::from(state["sessionFile"].as_str().unwrap());
     assert_ne!(cloned, old);
-    assert_eq!(state["messageCount"], 2);
+    assert_eq!(state["messageCount"], 3);
     rpc.finish();
     assert_eq!(transcript(&cloned), transcript(&old));
     assert_eq!(types(&cloned), types(&old));

@@ -125,7 +125,10 @@ async fn new_session_releases_the_old_files_lock_and_names_its_parent() {
     rpc.finish();
     assert_ne!(new, old);
     assert_eq!(lines(&new)[0]["parentSession"], json!(parent));
-    assert_eq!(transcript(&new), ["user: fresh", "assistant: C."]);
+    assert_eq!(
+        transcript(&new),
+        ["system: ", "user: fresh", "assistant: C."]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -136,7 +139,7 @@ async fn without_a_session_file_get_state_has_none_and_file_commands_give_pis_er
     rpc.prompt("p", "one");
     let state = rpc.state();
     assert_eq!(state.get("sessionFile"), None);
-    assert_eq!(state["messageCount"], 2);
+    assert_eq!(state["messageCount"], 3);
     assert_eq!(
         rpc.call(json!({"id": "e", "type": "export_html"})),
         failure(
@@ -175,7 +178,10 @@ async fn a_prompt_with_an_image_keeps_the_image_in_the_user_message_on_disk() {
     let image = json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"});
     let accepted = rpc
         .call(json!({"id": "p", "type": "prompt", "message": "What is this?", "images": [image]}));
-    assert_eq!(accepted, ok("p", "prompt", None));
+    assert_eq!(
+        accepted,
+        ok("p", "prompt", Some(json!({"disposition": "started"})))
+    );
     rpc.until(|line| line["type"] == "agent_settled");
     let file = session_file(&mut rpc);
     rpc.finish();
@@ -204,7 +210,7 @@ async fn continue_resumes_the_latest_session_in_rpc_mode() {
         state["sessionFile"],
         json!(session_files(dir.path())[0].to_string_lossy())
     );
-    assert_eq!(state["messageCount"], 2);
+    assert_eq!(state["messageCount"], 3);
     assert_eq!(
         rpc.call(json!({"id": "t", "type": "get_last_assistant_text"})),
         ok(
@@ -270,8 +276,8 @@ async fn model_and_thinking_changes_are_recorded_and_a_resumed_session_restores_
     );
     assert_eq!(
         lines(&file).len(),
-        10,
-        "resuming adds only the new exchange"
+        11,
+        "resuming adds only the new exchange (the system message is already declared)"
     );
 }
 
@@ -283,7 +289,7 @@ async fn switch_session_refuses_a_file_in_use_a_non_session_file_and_a_gone_dire
     assert_eq!(first.status.code(), Some(0));
     let existing = session_files(dir.path())[0].clone();
     let mut holder = Rpc::start(dir.path(), &["--continue"]);
-    assert_eq!(holder.state()["messageCount"], 2);
+    assert_eq!(holder.state()["messageCount"], 3);
 
     let mut rpc = Rpc::start(dir.path(), &["--no-session"]);
     let path = existing.to_string_lossy().into_owned();

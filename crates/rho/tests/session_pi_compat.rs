@@ -1,43 +1,18 @@
-//! Session files shared with the real Pi (0.73.1, installed by npm): a session rho wrote
-//! resumes in `pi --session`, a session Pi wrote resumes in `rho --session`, and each sends the
-//! model the earlier messages (asserted on the loopback mock's request bodies).
+//! Session files shared with the real Pi (1.6.0, and 0.73.1, installed by npm): a session rho
+//! wrote resumes in `pi --session`, a session Pi wrote resumes in `rho --session`, and each sends
+//! the model the earlier messages (asserted on the loopback mock's request bodies). Pi 1.6 and
+//! rho each declare their own system prompt in `system` messages; what they send beside the
+//! conversation is their own business, so only the user and assistant turns are compared.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use rho_testkit::MockServer;
 use serde_json::{Value, json};
 
 use crate::cli_sessions::{answer, layout, rho, session_files, user_message};
-
-/// Where the shared peers script (and CI) installs Pi.
-fn pi_bin() -> PathBuf {
-    let peers = std::env::var_os("PEER_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/rho-peers")
-        });
-    peers.join("pi-coding-agent/node_modules/.bin/pi")
-}
-
-/// `None` (with a printed reason) when node is absent; a failure with an install hint when
-/// node is there but Pi is not.
-fn pi_or_skip() -> Option<PathBuf> {
-    let node = Command::new("node").arg("--version").output();
-    let node = node
-        .is_ok_and(|o| o.status.success())
-        .then_some(())
-        .ok_or_else(|| "node is not installed".to_owned());
-    rho_testkit::prerequisite::require("Pi needs Node", node)?;
-    let pi = pi_bin();
-    assert!(
-        pi.is_file(),
-        "Pi is not installed at {}; install it with: mkdir -p \"${{PEER_HOME:-$HOME/.cache/rho-peers}}/pi-coding-agent\" && cd \"${{PEER_HOME:-$HOME/.cache/rho-peers}}/pi-coding-agent\" && npm install --no-audit --no-fund @mariozechner/pi-coding-agent@0.73.1",
-        pi.display()
-    );
-    Some(pi)
-}
+use crate::peers::{Pi, pi_16, pi_073};
 
 /// Pi's agent dir beside rho's home, with the same models.json and settings.json.
 fn pi_agent_dir(dir: &Path) -> PathBuf {
@@ -50,8 +25,9 @@ fn pi_agent_dir(dir: &Path) -> PathBuf {
 }
 
 /// `pi -p <args> <prompt>` in `dir/project`, offline, with its agent dir in `dir/pi-agent`.
-fn pi(pi: &Path, dir: &Path, args: &[&str], prompt: &str) -> Output {
-    let output = Command::new(pi)
+fn pi(pi: &Pi, dir: &Path, args: &[&str], prompt: &str) -> Output {
+    let output = pi
+        .command()
         .current_dir(dir.join("project"))
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -69,7 +45,8 @@ fn pi(pi: &Path, dir: &Path, args: &[&str], prompt: &str) -> Output {
     assert_eq!(
         output.status.code(),
         Some(0),
-        "pi failed: {}",
+        "pi {} failed: {}",
+        pi.version,
         String::from_utf8_lossy(&output.stderr)
     );
     output
@@ -85,12 +62,19 @@ fn rho_p(dir: &Path, args: &[&str], prompt: &str) {
     );
 }
 
-/// The messages of request `index` after the system prompt (each program has its own).
+/// The user and assistant messages of request `index` (each program sends its own system
+/// prompt first, and Pi 1.6 a patch of it where the other program's prompt differs).
 fn conversation_sent(server: &MockServer, index: usize) -> Value {
     let body = server.requests()[index].body_json().unwrap();
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages[0]["role"], "system");
-    Value::Array(messages[1..].to_vec())
+    Value::Array(
+        messages
+            .iter()
+            .filter(|m| m["role"] == "user" || m["role"] == "assistant")
+            .cloned()
+            .collect(),
+    )
 }
 
 /// Alternating user and assistant texts as chat-completions messages.
@@ -108,10 +92,34 @@ fn chat(texts: &[&str]) -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_session_rho_wrote_resumes_in_pi_and_then_again_in_rho() {
-    let Some(pi_bin) = pi_or_skip() else {
-        return;
-    };
+async fn a_session_rho_wrote_resumes_in_pi_1_6_and_then_again_in_rho() {
+    if let Some(pi) = pi_16() {
+        rho_then_pi(&pi).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_rho_wrote_resumes_in_pi_0_73_and_then_again_in_rho() {
+    if let Some(pi) = pi_073() {
+        rho_then_pi(&pi).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_pi_1_6_wrote_resumes_in_rho_and_then_again_in_pi() {
+    if let Some(pi) = pi_16() {
+        pi_then_rho(&pi).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_pi_0_73_wrote_resumes_in_rho_and_then_again_in_pi() {
+    if let Some(pi) = pi_073() {
+        pi_then_rho(&pi).await;
+    }
+}
+
+async fn rho_then_pi(pi_bin: &Pi) {
     let server = MockServer::start(vec![answer("One."), answer("Two."), answer("Three.")]).await;
     let dir = layout(&server);
     pi_agent_dir(dir.path());
@@ -119,7 +127,7 @@ async fn a_session_rho_wrote_resumes_in_pi_and_then_again_in_rho() {
     let file = session_files(dir.path())[0].clone();
 
     pi(
-        &pi_bin,
+        pi_bin,
         dir.path(),
         &["--session", file.to_str().unwrap()],
         "second",
@@ -135,15 +143,11 @@ async fn a_session_rho_wrote_resumes_in_pi_and_then_again_in_rho() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_session_pi_wrote_resumes_in_rho_and_then_again_in_pi() {
-    let Some(pi_bin) = pi_or_skip() else {
-        return;
-    };
+async fn pi_then_rho(pi_bin: &Pi) {
     let server = MockServer::start(vec![answer("One."), answer("Two."), answer("Three.")]).await;
     let dir = layout(&server);
     let agent = pi_agent_dir(dir.path());
-    pi(&pi_bin, dir.path(), &[], "first");
+    pi(pi_bin, dir.path(), &[], "first");
     let project = dir.path().join("project").to_string_lossy().into_owned();
     let pi_sessions = agent
         .join("sessions")
@@ -161,7 +165,7 @@ async fn a_session_pi_wrote_resumes_in_rho_and_then_again_in_pi() {
         chat(&["first", "One.", "second"])
     );
     pi(
-        &pi_bin,
+        pi_bin,
         dir.path(),
         &["--session", file.to_str().unwrap()],
         "third",

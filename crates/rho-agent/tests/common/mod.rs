@@ -168,7 +168,7 @@ pub fn normalize(events: &[AgentEvent]) -> Vec<String> {
                     .collect();
                 format!("turn_end[{}]", ids.join(","))
             }
-            AgentEvent::AgentEnd { messages } => format!("agent_end({})", messages.len()),
+            AgentEvent::AgentEnd { messages, .. } => format!("agent_end({})", messages.len()),
         })
         .collect()
 }

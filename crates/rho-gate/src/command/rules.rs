@@ -226,6 +226,28 @@ impl CommandRules {
         ])
     }
 
+    /// `RHO_HOME/rules.toml`, then — when the project is trusted — the `deny` and `ask` rules of
+    /// `<cwd>/.rho/rules.toml`: a project never widens what the user allowed, so its `allow`
+    /// rules are dropped.
+    pub fn load_for_project(
+        rho_home: Option<&Path>,
+        cwd: &Path,
+        project_trusted: bool,
+    ) -> Result<Self, RulesError> {
+        let mut all = match rho_home {
+            Some(home) => CommandRules::load(&[home.join("rules.toml")])?,
+            None => CommandRules::default(),
+        };
+        if project_trusted {
+            let mut project = CommandRules::load(&[cwd.join(".rho").join("rules.toml")])?;
+            project
+                .rules
+                .retain(|rule| rule.decision != Decision::Allow);
+            all.rules.extend(project.rules);
+        }
+        Ok(all)
+    }
+
     /// Loads the given files in order; a missing file is skipped.
     pub fn load(files: &[PathBuf]) -> Result<Self, RulesError> {
         let mut all = CommandRules::default();

@@ -126,8 +126,10 @@ pub fn usage(prompt: u64, candidates: u64, thoughts: u64, total: u64) -> rho_ai:
         output: candidates + thoughts,
         cache_read: 0,
         cache_write: 0,
+        reasoning: Some(thoughts),
         total_tokens: total,
         cost: rho_ai::Cost::default(),
+        ..Default::default()
     };
     model().apply_cost(&mut usage);
     usage
@@ -137,6 +139,8 @@ pub fn usage(prompt: u64, candidates: u64, thoughts: u64, total: u64) -> rho_ai:
 pub fn expected_message(actual: &AssistantMessage) -> AssistantMessage {
     AssistantMessage {
         timestamp: actual.timestamp,
+        // The provider's own reason is checked on its own (`the_raw_finish_reason_is_kept`).
+        raw_stop_reason: actual.raw_stop_reason.clone(),
         ..AssistantMessage::empty("google-generative-ai", "google", "gemini-2.5-pro")
     }
 }

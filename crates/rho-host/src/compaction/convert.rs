@@ -53,6 +53,8 @@ pub fn convert_to_llm(messages: &[AgentMessage]) -> Vec<Message> {
 fn convert_one(message: &AgentMessage) -> Option<Message> {
     let custom = match message {
         AgentMessage::Llm(m) => return Some(m.clone()),
+        // The system prompt reaches the model as the request's prompt, not as a message.
+        AgentMessage::System(_) => return None,
         AgentMessage::Custom(custom) => custom,
     };
     let fields = &custom.fields;

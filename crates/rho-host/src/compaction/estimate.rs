@@ -49,6 +49,30 @@ fn chars_of(message: &AgentMessage) -> u64 {
             })
             .sum(),
         AgentMessage::Llm(Message::ToolResult(result)) => blocks_chars(&result.content),
+        // Pi 1.6: the content, every section and the declared tools as JSON.
+        AgentMessage::System(system) => {
+            let content = match &system.content {
+                UserContent::Text(text) => js_len(text),
+                UserContent::Blocks(blocks) => blocks
+                    .iter()
+                    .filter_map(ContentBlock::as_text)
+                    .map(js_len)
+                    .sum(),
+            };
+            let sections: u64 = system
+                .sections
+                .iter()
+                .flatten()
+                .filter_map(|(_, text)| text.as_str())
+                .map(js_len)
+                .sum();
+            let tools = system
+                .tools_added
+                .as_ref()
+                .and_then(|tools| serde_json::to_string(tools).ok())
+                .map_or(0, |json| js_len(&json));
+            content + sections + tools
+        }
         AgentMessage::Custom(custom) => {
             let str_field = |name: &str| {
                 custom

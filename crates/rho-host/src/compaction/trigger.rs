@@ -25,7 +25,9 @@ pub fn is_context_overflow(message: &AssistantMessage, context_window: u64) -> b
                 && message.usage.output == 0
                 && input as f64 >= context_window as f64 * 0.99
         }
-        StopReason::ToolUse | StopReason::Aborted => false,
+        StopReason::ToolUse | StopReason::Aborted | StopReason::Pending | StopReason::Deferred => {
+            false
+        }
     }
 }
 

@@ -7,7 +7,9 @@ use super::diagnostic::PromptDiagnostic;
 use super::skill_prompt::{SkillReadError, expand_skill_command};
 use super::skills::{Skill, SkillOptions, load_skills};
 use super::sources::{resolve_append_prompts, resolve_custom_prompt};
-use super::system_prompt::{SystemPromptInput, ToolPrompt, build_system_prompt};
+use super::system_prompt::{
+    SystemPrompt, SystemPromptInput, ToolPrompt, build_system_prompt_sections,
+};
 use super::template_args::expand_prompt_template;
 use super::templates::{PromptTemplate, TemplateOptions, load_prompt_templates};
 
@@ -32,6 +34,11 @@ pub struct PromptOptions {
     pub prompt_template_paths: Vec<String>,
     /// `-np, --no-prompt-templates`.
     pub no_prompt_templates: bool,
+    /// Whether the project is trusted: an untrusted project's `.rho/SYSTEM.md`,
+    /// `.rho/APPEND_SYSTEM.md`, skills and prompts are not loaded (context files still are).
+    pub project_trusted: bool,
+    /// The user's home directory (for `~/.agents/skills`).
+    pub user_home: Option<PathBuf>,
 }
 
 /// The loaded prompt resources.
@@ -59,14 +66,19 @@ impl PromptResources {
     pub fn load(options: &PromptOptions) -> Self {
         let (cwd, home) = (&options.cwd, &options.rho_home);
         let mut diagnostics = Vec::new();
+        let project = options.project_trusted;
         let custom_prompt = resolve_custom_prompt(
             options.system_prompt.as_deref(),
-            cwd,
+            (cwd, project),
             home,
             &mut diagnostics,
         );
-        let append =
-            resolve_append_prompts(&options.append_system_prompt, cwd, home, &mut diagnostics);
+        let append = resolve_append_prompts(
+            &options.append_system_prompt,
+            (cwd, project),
+            home,
+            &mut diagnostics,
+        );
         let context_files = if options.no_context_files {
             Vec::new()
         } else {
@@ -82,6 +94,8 @@ impl PromptResources {
                 rho_home: home.clone(),
                 skill_paths: options.skill_paths.clone(),
                 include_defaults: !options.no_skills,
+                include_project: project,
+                user_home: options.user_home.clone(),
             });
             diagnostics.extend(loaded.diagnostics);
             loaded.skills
@@ -94,6 +108,7 @@ impl PromptResources {
                 rho_home: home.clone(),
                 template_paths: options.prompt_template_paths.clone(),
                 include_defaults: !options.no_prompt_templates,
+                include_project: project,
             });
             diagnostics.extend(loaded.diagnostics);
             loaded.templates
@@ -109,16 +124,15 @@ impl PromptResources {
         }
     }
 
-    /// The system prompt for these resources, the active tools (in order) and today's date.
-    pub fn system_prompt<S: AsRef<str>>(&self, tool_names: &[S], date: &str) -> String {
-        build_system_prompt(&SystemPromptInput {
+    /// The system prompt for these resources and the active tools (in order).
+    pub fn system_prompt<S: AsRef<str>>(&self, tool_names: &[S]) -> SystemPrompt {
+        build_system_prompt_sections(&SystemPromptInput {
             cwd: self.cwd.clone(),
             tools: ToolPrompt::for_tools(tool_names),
             custom_prompt: self.custom_prompt.clone(),
             append: self.append.clone(),
             context_files: self.context_files.clone(),
             skills: self.skills.clone(),
-            date: date.to_string(),
         })
     }
 

@@ -6,9 +6,18 @@ use std::path::PathBuf;
 use super::frontmatter::strip_frontmatter;
 use super::skills::Skill;
 
-/// The skills block of the system prompt (Pi's `formatSkillsForPrompt`), starting with its two
-/// separating newlines; empty when no skill may be invoked by the model.
-pub fn format_skills_for_prompt(skills: &[Skill]) -> String {
+/// The tool the model loads a skill's file with, as the skills block names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkillReader {
+    /// The `read` tool.
+    Read,
+    /// The `bash` tool (no `read`).
+    Bash,
+}
+
+/// The skills block of the system prompt (Pi 1.6's `formatSkillsForPrompt`), starting with its
+/// two separating newlines; empty when no skill may be invoked by the model.
+pub fn format_skills_for_prompt(skills: &[Skill], reader: SkillReader) -> String {
     let visible: Vec<&Skill> = skills
         .iter()
         .filter(|s| !s.disable_model_invocation)
@@ -18,8 +27,12 @@ pub fn format_skills_for_prompt(skills: &[Skill]) -> String {
     }
     let mut lines = vec![
         "\n\nThe following skills provide specialized instructions for specific tasks.".to_string(),
-        "Use the read tool to load a skill's file when the task matches its description.".to_string(),
-        "When a skill file references a relative path, resolve it against the skill directory (parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.".to_string(),
+        match reader {
+            SkillReader::Read => "Use the read tool to load a skill's file when the task matches its description.",
+            SkillReader::Bash => "Use bash to load a skill's file when the task matches its description.",
+        }
+        .to_string(),
+        "Resolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool commands.".to_string(),
         String::new(),
         "<available_skills>".to_string(),
     ];

@@ -1,5 +1,6 @@
 //! Skills in Pi's format (the Agent Skills standard): a `SKILL.md` with `name` and
-//! `description` frontmatter, found under `RHO_HOME/skills`, `<cwd>/.rho/skills` and `--skill`
+//! `description` frontmatter, found under `<cwd>/.rho/skills` and the `.agents/skills` up to the
+//! git root (trusted projects), `RHO_HOME/skills`, `~/.agents/skills` and `--skill`
 //! paths. Validation problems are warnings; only a missing description keeps a skill out.
 
 use std::collections::HashSet;
@@ -42,6 +43,12 @@ pub struct SkillOptions {
     pub skill_paths: Vec<String>,
     /// Scan the default locations; `false` for `--no-skills` (explicit paths still load).
     pub include_defaults: bool,
+    /// Scan the project's `.rho/skills` and the `.agents/skills` of the cwd and its ancestors
+    /// up to the git root too (the project is trusted).
+    pub include_project: bool,
+    /// The user's home directory: `~/.agents/skills` is scanned whether or not the project is
+    /// trusted (it is the user's own).
+    pub user_home: Option<PathBuf>,
 }
 
 /// The result of loading skills: the skills in precedence order and every problem found.
@@ -60,10 +67,26 @@ pub fn load_skills(options: &SkillOptions) -> LoadedSkills {
     if options.include_defaults {
         let project = options.cwd.join(".rho").join("skills");
         let global = options.rho_home.join("skills");
-        let found = load_skills_from_dir(&project, &mut acc.diagnostics);
-        acc.add(found);
+        let user_agents = options
+            .user_home
+            .as_ref()
+            .map(|home| home.join(".agents").join("skills"));
+        if options.include_project {
+            let found = load_skills_from_dir(&project, &mut acc.diagnostics);
+            acc.add(found);
+            for dir in ancestor_agents_skill_dirs(&options.cwd) {
+                if Some(&dir) != user_agents.as_ref() {
+                    let found = load_agents_skills_from_dir(&dir, &mut acc.diagnostics);
+                    acc.add(found);
+                }
+            }
+        }
         let found = load_skills_from_dir(&global, &mut acc.diagnostics);
         acc.add(found);
+        if let Some(dir) = &user_agents {
+            let found = load_agents_skills_from_dir(dir, &mut acc.diagnostics);
+            acc.add(found);
+        }
     }
     for raw in &options.skill_paths {
         let path = resolve_user_path(raw, &options.cwd);
@@ -140,15 +163,61 @@ pub fn load_skills_from_dir(dir: &Path, diagnostics: &mut Vec<PromptDiagnostic>)
     let mut skills = Vec::new();
     if dir.exists() {
         let mut rules = IgnoreRules::new(dir);
-        scan_dir(dir, dir, true, &mut rules, &mut skills, diagnostics);
+        scan_dir(
+            dir,
+            dir,
+            (true, false),
+            &mut rules,
+            &mut skills,
+            diagnostics,
+        );
     }
     skills
 }
 
+/// Skills of an `.agents/skills` directory (Pi's "agents" layout): as [`load_skills_from_dir`],
+/// except that loose `.md` files count below the root, not at it.
+pub fn load_agents_skills_from_dir(
+    dir: &Path,
+    diagnostics: &mut Vec<PromptDiagnostic>,
+) -> Vec<Skill> {
+    let mut skills = Vec::new();
+    if dir.exists() {
+        let mut rules = IgnoreRules::new(dir);
+        scan_dir(
+            dir,
+            dir,
+            (false, true),
+            &mut rules,
+            &mut skills,
+            diagnostics,
+        );
+    }
+    skills
+}
+
+/// Pi's `collectAncestorAgentsSkillDirs`: `<dir>/.agents/skills` from `cwd` up to the git root
+/// (the nearest directory with a `.git`), or up to the filesystem root outside a repository.
+fn ancestor_agents_skill_dirs(cwd: &Path) -> Vec<PathBuf> {
+    let cwd = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let git_root = cwd.ancestors().find(|dir| dir.join(".git").exists());
+    let mut dirs = Vec::new();
+    for dir in cwd.ancestors() {
+        dirs.push(dir.join(".agents").join("skills"));
+        if Some(dir) == git_root {
+            break;
+        }
+    }
+    dirs
+}
+
+/// `(at_root, below_root)`: whether loose `.md` files are skills at the scanned root and below.
+type LooseFiles = (bool, bool);
+
 fn scan_dir(
     dir: &Path,
     root: &Path,
-    include_root_files: bool,
+    loose: LooseFiles,
     rules: &mut IgnoreRules,
     skills: &mut Vec<Skill>,
     diagnostics: &mut Vec<PromptDiagnostic>,
@@ -175,9 +244,9 @@ fn scan_dir(
         if is_dir {
             // Each subtree gets its own copy, so a subdirectory's rules do not leak to siblings.
             let mut sub_rules = rules.clone();
-            scan_dir(path, root, false, &mut sub_rules, skills, diagnostics);
+            scan_dir(path, root, loose, &mut sub_rules, skills, diagnostics);
         } else if *kind == EntryKind::File
-            && include_root_files
+            && (if dir == root { loose.0 } else { loose.1 })
             && name.ends_with(".md")
             && let Some(skill) = load_skill_from_file(path, diagnostics)
         {

@@ -6,19 +6,30 @@ use std::path::{Path, PathBuf};
 
 use super::diagnostic::PromptDiagnostic;
 
-/// The discovered custom base prompt file: `<cwd>/.rho/SYSTEM.md`, else `RHO_HOME/SYSTEM.md`.
-pub fn discover_system_prompt_file(cwd: &Path, rho_home: &Path) -> Option<PathBuf> {
-    discover(cwd, rho_home, "SYSTEM.md")
+/// The working directory and whether its project is trusted (an untrusted project's `.rho/`
+/// files are passed over).
+pub type ProjectRoot<'a> = (&'a Path, bool);
+
+/// The discovered custom base prompt file: `<cwd>/.rho/SYSTEM.md` (trusted project), else
+/// `RHO_HOME/SYSTEM.md`.
+pub fn discover_system_prompt_file(project: ProjectRoot<'_>, rho_home: &Path) -> Option<PathBuf> {
+    discover(project, rho_home, "SYSTEM.md")
 }
 
-/// The discovered append file: `<cwd>/.rho/APPEND_SYSTEM.md`, else `RHO_HOME/APPEND_SYSTEM.md`.
-pub fn discover_append_system_prompt_file(cwd: &Path, rho_home: &Path) -> Option<PathBuf> {
-    discover(cwd, rho_home, "APPEND_SYSTEM.md")
+/// The discovered append file: `<cwd>/.rho/APPEND_SYSTEM.md` (trusted project), else
+/// `RHO_HOME/APPEND_SYSTEM.md`.
+pub fn discover_append_system_prompt_file(
+    project: ProjectRoot<'_>,
+    rho_home: &Path,
+) -> Option<PathBuf> {
+    discover(project, rho_home, "APPEND_SYSTEM.md")
 }
 
-fn discover(cwd: &Path, rho_home: &Path, name: &str) -> Option<PathBuf> {
-    [cwd.join(".rho").join(name), rho_home.join(name)]
+fn discover((cwd, trusted): ProjectRoot<'_>, rho_home: &Path, name: &str) -> Option<PathBuf> {
+    let project = trusted.then(|| cwd.join(".rho").join(name));
+    project
         .into_iter()
+        .chain([rho_home.join(name)])
         .find(|p| p.exists())
 }
 
@@ -50,13 +61,14 @@ pub fn resolve_prompt_input(
 /// The custom base prompt: the `--system-prompt` value if given, else a discovered `SYSTEM.md`.
 pub fn resolve_custom_prompt(
     flag: Option<&str>,
-    cwd: &Path,
+    project: ProjectRoot<'_>,
     rho_home: &Path,
     warnings: &mut Vec<PromptDiagnostic>,
 ) -> Option<String> {
+    let cwd = project.0;
     match flag {
         Some(value) => Some(resolve_prompt_input(value, cwd, "system prompt", warnings)),
-        None => discover_system_prompt_file(cwd, rho_home)
+        None => discover_system_prompt_file(project, rho_home)
             .map(|p| resolve_prompt_input(&p.to_string_lossy(), cwd, "system prompt", warnings)),
     }
 }
@@ -65,17 +77,18 @@ pub fn resolve_custom_prompt(
 /// discovered `APPEND_SYSTEM.md`.
 pub fn resolve_append_prompts(
     flags: &[String],
-    cwd: &Path,
+    project: ProjectRoot<'_>,
     rho_home: &Path,
     warnings: &mut Vec<PromptDiagnostic>,
 ) -> Vec<String> {
+    let cwd = project.0;
     if !flags.is_empty() {
         return flags
             .iter()
             .map(|v| resolve_prompt_input(v, cwd, "append system prompt", warnings))
             .collect();
     }
-    discover_append_system_prompt_file(cwd, rho_home)
+    discover_append_system_prompt_file(project, rho_home)
         .map(|p| {
             vec![resolve_prompt_input(
                 &p.to_string_lossy(),

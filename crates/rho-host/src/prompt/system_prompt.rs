@@ -1,10 +1,12 @@
-//! The system prompt, assembled as Pi 0.73.1's `buildSystemPrompt` does, with rho's name and
-//! without Pi's documentation block.
+//! The system prompt as Pi 1.6's `buildSystemPromptSections` builds it — named sections
+//! (`preamble`, `tools`, `rules`, then `addendum`, `project_context`, `skills`, `cwd`), each but
+//! the preamble wrapped in its own tag — with rho's name and without Pi's documentation block.
+//! The session sends them to the model as a `system` message and patches them by name.
 
 use std::path::PathBuf;
 
 use super::context_files::ContextFile;
-use super::skill_prompt::format_skills_for_prompt;
+use super::skill_prompt::{SkillReader, format_skills_for_prompt};
 use super::skills::Skill;
 
 /// What the system prompt says about one active tool.
@@ -28,14 +30,17 @@ impl ToolPrompt {
                 "Read file contents",
                 &["Use read to examine files instead of cat or sed."],
             ),
-            "bash" => ("Execute bash commands (ls, grep, find, etc.)", &[]),
+            "bash" => (
+                "Execute bash commands (ls, grep, find, etc.)",
+                &[
+                    "You can inspect PI_* environment variables for current model and session details.",
+                ],
+            ),
             "edit" => (
                 "Make precise file edits with exact text replacement, including multiple disjoint edits in one call",
                 &[
-                    "Use edit for precise changes (edits[].oldText must match exactly)",
-                    "When changing multiple separate locations in one file, use one edit call with multiple entries in edits[] instead of multiple edit calls",
-                    "Each edits[].oldText is matched against the original file, not after earlier edits are applied. Do not emit overlapping or nested edits. Merge nearby changes into one edit.",
-                    "Keep edits[].oldText as small as possible while still being unique in the file. Do not pad with large unchanged regions.",
+                    "Use edit for targeted changes. Batch changes to one file in a single call.",
+                    "Each edits[].oldText must exactly and uniquely match the original file. Keep matches short and non-overlapping; merge nearby changes without including large unchanged regions.",
                 ],
             ),
             "write" => (
@@ -85,54 +90,112 @@ pub struct SystemPromptInput {
     /// text counts as none, as in Pi.
     pub custom_prompt: Option<String>,
     /// Texts appended after the base (`--append-system-prompt` values or `APPEND_SYSTEM.md`),
-    /// joined by blank lines.
+    /// joined by blank lines into the `addendum` section.
     pub append: Vec<String>,
     /// Context files in prompt order (empty with `--no-context-files`).
     pub context_files: Vec<ContextFile>,
     /// Loaded skills (empty with `--no-skills` and no `--skill`).
     pub skills: Vec<Skill>,
-    /// Today's local date, `YYYY-MM-DD`.
-    pub date: String,
 }
 
-/// The first line of rho's default prompt.
-pub const DEFAULT_PROMPT_INTRO: &str = "You are an expert coding assistant operating inside rho, a coding agent harness. You help users by reading files, executing commands, editing code, and writing new files.";
+/// The first section of rho's default prompt.
+pub const DEFAULT_PREAMBLE: &str = "You are a coding assistant running inside rho, a coding agent harness. Help users inspect files, run commands, and modify code.";
 
-/// Builds the system prompt. With a custom prompt, the tool list and guidelines are left out
-/// but the append text, context files, skills (if `read` is active), date and cwd still follow
-/// it, as in Pi.
-pub fn build_system_prompt(input: &SystemPromptInput) -> String {
-    let mut prompt = match input.custom_prompt.as_deref().filter(|p| !p.is_empty()) {
-        Some(custom) => custom.to_string(),
-        None => default_base(&input.tools),
-    };
-    let append = input.append.join("\n\n");
-    if !append.is_empty() {
-        prompt.push_str("\n\n");
-        prompt.push_str(&append);
-    }
-    if !input.context_files.is_empty() {
-        prompt.push_str("\n\n# Project Context\n\n");
-        prompt.push_str("Project-specific instructions and guidelines:\n\n");
-        for file in &input.context_files {
-            prompt.push_str(&format!(
-                "## {}\n\n{}\n\n",
-                file.path.display(),
-                file.content
-            ));
+/// A system prompt as named sections in prompt order, each already rendered (`<name>\n…\n</name>`
+/// for all but `preamble`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SystemPrompt {
+    sections: Vec<(String, String)>,
+}
+
+impl SystemPrompt {
+    /// A prompt that is only `text`, as its preamble (a local model's short prompt).
+    pub fn preamble_only(text: impl Into<String>) -> Self {
+        Self {
+            sections: vec![("preamble".to_owned(), text.into())],
         }
     }
-    let has_read = input.tools.iter().any(|t| t.name == "read");
-    if has_read && !input.skills.is_empty() {
-        prompt.push_str(&format_skills_for_prompt(&input.skills));
+
+    /// The sections by name, in prompt order.
+    pub fn sections(&self) -> &[(String, String)] {
+        &self.sections
     }
-    prompt.push_str(&format!("\nCurrent date: {}", input.date));
-    let cwd = input.cwd.to_string_lossy().replace('\\', "/");
-    prompt.push_str(&format!("\nCurrent working directory: {cwd}"));
+
+    /// The text the model reads: the non-empty sections joined by blank lines (Pi's
+    /// `getSystemMessageText`).
+    pub fn text(&self) -> String {
+        let parts: Vec<&str> = self
+            .sections
+            .iter()
+            .map(|(_, text)| text.as_str())
+            .filter(|text| !text.is_empty())
+            .collect();
+        parts.join("\n\n")
+    }
+
+    fn push(&mut self, name: &str, content: &str) {
+        let rendered = if name == "preamble" {
+            content.to_owned()
+        } else {
+            format!("<{name}>\n{content}\n</{name}>")
+        };
+        self.sections.push((name.to_owned(), rendered));
+    }
+}
+
+/// Builds the system prompt's sections. With a custom prompt there are no `tools` and `rules`
+/// sections; the addendum, context files, skills (when a tool can read them) and cwd still
+/// follow it, as in Pi 1.6.
+pub fn build_system_prompt_sections(input: &SystemPromptInput) -> SystemPrompt {
+    let mut prompt = SystemPrompt::default();
+    match input.custom_prompt.as_deref().filter(|p| !p.is_empty()) {
+        Some(custom) => prompt.push("preamble", custom),
+        None => {
+            prompt.push("preamble", DEFAULT_PREAMBLE);
+            prompt.push("tools", &tools_section(&input.tools));
+            prompt.push("rules", &rules_section(&input.tools));
+        }
+    }
+    let append = input.append.join("\n\n");
+    if !append.is_empty() {
+        prompt.push("addendum", &append);
+    }
+    if !input.context_files.is_empty() {
+        let mut parts = vec!["Project-specific instructions and guidelines:".to_owned()];
+        parts.extend(input.context_files.iter().map(|file| {
+            format!(
+                "<project_instructions path=\"{}\">\n{}\n</project_instructions>",
+                file.path.display(),
+                file.content
+            )
+        }));
+        prompt.push("project_context", &parts.join("\n\n"));
+    }
+    let has = |name: &str| input.tools.iter().any(|t| t.name == name);
+    let reader = if has("read") {
+        Some(SkillReader::Read)
+    } else if has("bash") {
+        Some(SkillReader::Bash)
+    } else {
+        None
+    };
+    if let Some(reader) = reader {
+        let skills = format_skills_for_prompt(&input.skills, reader);
+        let skills = skills.trim();
+        if !skills.is_empty() {
+            prompt.push("skills", skills);
+        }
+    }
+    prompt.push("cwd", &input.cwd.to_string_lossy().replace('\\', "/"));
     prompt
 }
 
-fn default_base(tools: &[ToolPrompt]) -> String {
+/// The system prompt's text (see [`build_system_prompt_sections`]).
+pub fn build_system_prompt(input: &SystemPromptInput) -> String {
+    build_system_prompt_sections(input).text()
+}
+
+fn tools_section(tools: &[ToolPrompt]) -> String {
     let listed: Vec<String> = tools
         .iter()
         .filter_map(|t| {
@@ -142,39 +205,31 @@ fn default_base(tools: &[ToolPrompt]) -> String {
                 .map(|s| format!("- {}: {s}", t.name))
         })
         .collect();
-    let tools_list = if listed.is_empty() {
-        "(none)".to_string()
+    let list = if listed.is_empty() {
+        "(none)".to_owned()
     } else {
         listed.join("\n")
     };
+    format!("{list}\n\nAdditional tools may be available.")
+}
 
+fn rules_section(tools: &[ToolPrompt]) -> String {
     let has = |name: &str| tools.iter().any(|t| t.name == name);
-    let mut guidelines: Vec<String> = Vec::new();
-    let mut add = |g: &str| {
-        if !guidelines.iter().any(|existing| existing == g) {
-            guidelines.push(g.to_string());
+    let mut rules: Vec<String> = Vec::new();
+    let mut add = |rule: &str| {
+        let rule = rule.trim();
+        if !rule.is_empty() && !rules.iter().any(|existing| existing == rule) {
+            rules.push(rule.to_owned());
         }
     };
-    let explores = has("grep") || has("find") || has("ls");
-    if has("bash") && !explores {
+    if has("bash") && !has("grep") && !has("find") && !has("ls") {
         add("Use bash for file operations like ls, rg, find");
-    } else if has("bash") {
-        add(
-            "Prefer grep/find/ls tools over bash for file exploration (faster, respects .gitignore)",
-        );
     }
-    for guideline in tools.iter().flat_map(|t| &t.guidelines) {
-        let trimmed = guideline.trim();
-        if !trimmed.is_empty() {
-            add(trimmed);
-        }
+    for rule in tools.iter().flat_map(|t| &t.guidelines) {
+        add(rule);
     }
     add("Be concise in your responses");
     add("Show file paths clearly when working with files");
-    let guidelines: Vec<String> = guidelines.iter().map(|g| format!("- {g}")).collect();
-
-    format!(
-        "{DEFAULT_PROMPT_INTRO}\n\nAvailable tools:\n{tools_list}\n\nIn addition to the tools above, you may have access to other custom tools depending on the project.\n\nGuidelines:\n{}",
-        guidelines.join("\n")
-    )
+    let lines: Vec<String> = rules.iter().map(|rule| format!("- {rule}")).collect();
+    lines.join("\n")
 }

@@ -35,6 +35,8 @@ pub struct TemplateOptions {
     pub template_paths: Vec<String>,
     /// Scan the default locations; `false` for `--no-prompt-templates`.
     pub include_defaults: bool,
+    /// Scan the project's `.rho/prompts` too (the project is trusted).
+    pub include_project: bool,
 }
 
 /// The loaded templates (one per name, first found wins) and the problems found.
@@ -52,10 +54,13 @@ pub fn load_prompt_templates(options: &TemplateOptions) -> LoadedTemplates {
     let mut found = Vec::new();
     let mut diagnostics = Vec::new();
     if options.include_defaults {
-        for dir in [
-            options.cwd.join(".rho").join("prompts"),
-            options.rho_home.join("prompts"),
-        ] {
+        let project = options
+            .include_project
+            .then(|| options.cwd.join(".rho").join("prompts"));
+        for dir in project
+            .into_iter()
+            .chain([options.rho_home.join("prompts")])
+        {
             for path in default_dir_entries(&dir) {
                 found.extend(load_template_from_file(&path, &mut diagnostics));
             }

@@ -70,6 +70,8 @@ pub enum SessionNotice {
 /// How a prompt ended, with what it cost.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Settled {
+    /// Pi 1.6's field: the prompt was aborted (`reason` is `aborted`).
+    pub aborted: bool,
     /// Why it ended.
     pub reason: SettledReason,
     /// Turns run for this prompt.

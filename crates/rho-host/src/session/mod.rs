@@ -14,6 +14,7 @@
 //! | auto-retry policy and the chain in progress | `Retry` | `retry.rs` |
 //! | compaction policy, the running compaction | `AutoCompaction` | `compact.rs` |
 //! | the session file (disk, pending or memory) | [`SessionRecord`] | `record.rs` |
+//! | the system prompt the session wants the model to have | `Inner::system` | here; the diff in `session/system.rs` |
 //!
 //! Those files import nothing from this one but the event types. The record is the first
 //! listener, so an entry is written before the event that announces it is shown.
@@ -21,12 +22,13 @@
 pub mod events;
 mod queues;
 mod slot;
+mod system;
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use rho_agent::{Agent, AgentError, AgentEvent, AgentMessage, AgentOptions};
-use rho_ai::{ImageContent, StopReason, UserMessage};
+use rho_ai::{ImageContent, StopReason, SystemMessage, UserMessage};
 use rho_session::{SessionContext, SessionFile};
 use rho_stdx::sync::lock;
 
@@ -34,10 +36,11 @@ use self::events::Listeners;
 pub use self::events::{SessionEvent, SessionNotice, Settled, SettledReason};
 use self::queues::{Queue, QueueMirror};
 use self::slot::{PromptSlot, SlotGuard};
+use self::system::Declared;
 use crate::budget::{Budget, BudgetGate, Meter};
 use crate::compact::{AfterCompaction, AutoCompaction, Parts};
 use crate::compaction::{CodingAgentMessages, CompactionError, CompactionPolicy, CompactionResult};
-use crate::prompt::PromptResources;
+use crate::prompt::{PromptResources, SystemPrompt};
 use crate::record::SessionRecord;
 use crate::retry::{Retry, RetryOutcome, RetryPolicy};
 
@@ -76,6 +79,9 @@ struct Inner {
     /// Messages recorded while a prompt ran (a user's `!cmd`), added when it settles so a tool
     /// call and its result stay together.
     held_back: Mutex<Vec<AgentMessage>>,
+    /// The system prompt to declare to the model in `system` messages (none: the agent's
+    /// prompt is sent as it is and no `system` message is written).
+    system: Option<SystemPrompt>,
 }
 
 /// Builds a session together with its agent, so budgets can reach the agent's turn gate.
@@ -86,9 +92,18 @@ pub struct SessionBuilder {
     resources: Option<Arc<PromptResources>>,
     compaction: CompactionPolicy,
     file: Option<SessionFile>,
+    system: Option<SystemPrompt>,
 }
 
 impl SessionBuilder {
+    /// Declares `prompt` and the agent's tools to the model in Pi 1.6's `system` messages: the
+    /// first prompt of a session opens with one, and a later prompt gets one only when the
+    /// prompt or the tools changed. The agent's system prompt follows what they declare.
+    pub fn system_prompt(mut self, prompt: SystemPrompt) -> Self {
+        self.system = Some(prompt);
+        self
+    }
+
     /// Sets the `compaction` settings (default: Pi's, enabled).
     pub fn compaction(mut self, policy: CompactionPolicy) -> Self {
         self.compaction = policy;
@@ -154,6 +169,7 @@ impl SessionBuilder {
             compaction: AutoCompaction::new(self.compaction),
             resources: self.resources,
             held_back: Mutex::new(Vec::new()),
+            system: self.system,
         });
         let forward = Arc::downgrade(&inner);
         agent.subscribe(move |event| {
@@ -198,6 +214,14 @@ impl Inner {
                 }
             }
             AgentEvent::TurnEnd { .. } => self.meter.add_turn(),
+            AgentEvent::AgentEnd { messages, .. } => {
+                let will_retry = self.retry.will_retry(messages, &self.meter);
+                self.emit(&SessionEvent::Agent(AgentEvent::AgentEnd {
+                    messages: messages.clone(),
+                    will_retry,
+                }));
+                return;
+            }
             _ => {}
         }
         self.emit(&SessionEvent::Agent(event.clone()));
@@ -226,14 +250,14 @@ impl Inner {
         self.compaction.reset();
         let cancel = self.slot.new_cancel();
         self.compaction.before_prompt(&self.parts(), &cancel).await;
-        // A skill that cannot be read leaves the prompt as typed (Pi does the same).
-        let text = match &self.resources {
-            Some(resources) => resources.expand_input(text).0,
-            None => text.to_owned(),
-        };
-        let message: AgentMessage = UserMessage::with_images(text, images).into();
+        let text = self.expand(text);
+        let mut messages: Vec<AgentMessage> = Vec::with_capacity(2);
+        if let Some(system) = self.declare_system_prompt() {
+            messages.push(system.into());
+        }
+        messages.push(UserMessage::with_images(text, images).into());
         self.queues.expect_prompt(true);
-        let started = self.agent.prompt(vec![message]).await;
+        let started = self.agent.prompt(messages).await;
         self.queues.expect_prompt(false);
         match started {
             Err(AgentError::Busy(_)) => return Err(SessionError::Busy),
@@ -259,6 +283,28 @@ impl Inner {
         Ok(self.settle(outcome))
     }
 
+    /// `/skill:name` and `/template` expanded, as Pi does before a prompt is sent or queued. A
+    /// skill that cannot be read leaves the text as typed (Pi does the same).
+    fn expand(&self, text: &str) -> String {
+        match &self.resources {
+            Some(resources) => resources.expand_input(text).0,
+            None => text.to_owned(),
+        }
+    }
+
+    /// The `system` message a prompt opens with when the transcript does not yet declare the
+    /// session's prompt and tools; points the agent's prompt at what the transcript will
+    /// declare.
+    fn declare_system_prompt(&self) -> Option<SystemMessage> {
+        let wanted = self.system.as_ref()?;
+        self.agent.update_state(|state| {
+            let mut declared = Declared::replay(&state.messages);
+            let update = declared.update_to(wanted, &state.tools);
+            state.system_prompt = Some(declared.text().into());
+            update
+        })
+    }
+
     /// Emits `agent_settled` for the prompt that just ended and returns it.
     fn settle(&self, outcome: RetryOutcome) -> Settled {
         let from_transcript = self.agent.with_state(|s| {
@@ -279,6 +325,7 @@ impl Inner {
         };
         let tally = self.meter.take();
         let settled = Settled {
+            aborted: reason == SettledReason::Aborted,
             reason,
             turns: tally.turns,
             usage: tally.usage,
@@ -322,6 +369,7 @@ impl AgentSession {
             resources: None,
             compaction: CompactionPolicy::default(),
             file: None,
+            system: None,
         }
     }
 
@@ -398,7 +446,8 @@ impl AgentSession {
 
     /// Queues a steering message with attached images.
     pub fn steer_with_images(&self, text: &str, images: Vec<ImageContent>) {
-        let update = self.inner.queues.push(Queue::Steering, text);
+        let text = self.inner.expand(text);
+        let update = self.inner.queues.push(Queue::Steering, &text);
         self.inner.notice(update);
         self.agent()
             .steer(UserMessage::with_images(text, images).into());
@@ -411,7 +460,8 @@ impl AgentSession {
 
     /// Queues a follow-up message with attached images.
     pub fn follow_up_with_images(&self, text: &str, images: Vec<ImageContent>) {
-        let update = self.inner.queues.push(Queue::FollowUp, text);
+        let text = self.inner.expand(text);
+        let update = self.inner.queues.push(Queue::FollowUp, &text);
         self.inner.notice(update);
         self.agent()
             .follow_up(UserMessage::with_images(text, images).into());
@@ -431,10 +481,12 @@ impl AgentSession {
         self.inner.queues.len()
     }
 
-    /// Cancels the active run or retry wait and waits until the agent is idle.
+    /// Cancels the active run, retry wait or compaction and waits until the prompt has settled.
     pub async fn abort(&self) {
         self.abort_now();
         self.agent().wait_for_idle().await;
+        // Pi 1.6: `agent_settled{aborted:true}` comes before the abort is answered.
+        self.inner.slot.wait_free().await;
     }
 
     /// Cancels the active run or retry wait without waiting (for signal handlers).

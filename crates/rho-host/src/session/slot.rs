@@ -47,6 +47,17 @@ impl PromptSlot {
         }
     }
 
+    /// Waits until no prompt or compaction holds the session (returns at once when none does).
+    pub(crate) async fn wait_free(&self) {
+        loop {
+            let freed = self.freed.notified();
+            if !self.is_held() {
+                return;
+            }
+            freed.await;
+        }
+    }
+
     /// Whether a prompt or compaction holds the session.
     pub(crate) fn is_held(&self) -> bool {
         self.held.load(Ordering::SeqCst)

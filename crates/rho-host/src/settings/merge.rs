@@ -2,25 +2,41 @@
 
 use serde_json::{Map, Value};
 
-/// The project object over the global one: nested objects are merged key by key (one level
-/// deep, as Pi does), arrays and primitives are replaced.
+use crate::tool_selection::is_tool_modifier;
+
+/// The project object over the global one, as Pi 1.6 merges them (`deepMergeSettings`): nested
+/// objects merge recursively, arrays and primitives are replaced, except a project
+/// `defaultTools` made only of `+name`/`-name` entries, which is appended to the global list.
 pub fn merge_settings(
     mut global: Map<String, Value>,
     project: Map<String, Value>,
 ) -> Map<String, Value> {
-    for (key, value) in project {
-        match (global.get_mut(&key), value) {
-            (Some(Value::Object(base)), Value::Object(over)) => {
-                for (inner_key, inner_value) in over {
-                    base.insert(inner_key, inner_value);
-                }
-            }
+    let default_tools = match (global.get("defaultTools"), project.get("defaultTools")) {
+        (Some(Value::Array(base)), Some(Value::Array(over)))
+            if over
+                .iter()
+                .all(|entry| entry.as_str().is_some_and(is_tool_modifier)) =>
+        {
+            Some(Value::Array(base.iter().chain(over).cloned().collect()))
+        }
+        _ => None,
+    };
+    deep_merge(&mut global, project);
+    if let Some(tools) = default_tools {
+        global.insert("defaultTools".to_owned(), tools);
+    }
+    global
+}
+
+fn deep_merge(base: &mut Map<String, Value>, over: Map<String, Value>) {
+    for (key, value) in over {
+        match (base.get_mut(&key), value) {
+            (Some(Value::Object(base)), Value::Object(over)) => deep_merge(base, over),
             (_, value) => {
-                global.insert(key, value);
+                base.insert(key, value);
             }
         }
     }
-    global
 }
 
 /// Pi's migrations of old key names: `queueMode` → `steeringMode` and `retry.maxDelayMs` →
@@ -56,6 +72,27 @@ mod tests {
             Value::Object(map) => map,
             _ => Map::new(),
         }
+    }
+
+    #[test]
+    fn nested_objects_merge_recursively_and_default_tools_modifiers_append() {
+        let global = object(json!({
+            "retry": {"provider": {"timeoutMs": 1, "maxRetries": 0}},
+            "defaultTools": ["read", "+grep"]
+        }));
+        let project = object(json!({
+            "retry": {"provider": {"timeoutMs": 2}},
+            "defaultTools": ["-bash"]
+        }));
+        assert_eq!(
+            Value::Object(merge_settings(global.clone(), project)),
+            json!({
+                "retry": {"provider": {"timeoutMs": 2, "maxRetries": 0}},
+                "defaultTools": ["read", "+grep", "-bash"]
+            })
+        );
+        let plain = object(json!({"defaultTools": ["ls"]}));
+        assert_eq!(merge_settings(global, plain)["defaultTools"], json!(["ls"]));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! `settings.json` (pi-reference §8.8, contract §4): the global file in `RHO_HOME`, overridden by
-//! the project's `.rho/settings.json` with Pi's one-level deep merge.
+//! the project's `.rho/settings.json` (when the project is trusted) with Pi 1.6's deep merge.
 //!
 //! Pi's key names are kept; keys rho does not know are ignored (a Pi settings file is valid
 //! here). rho adds `budget`, `permission`, `allowDirs` and `streamIdleTimeoutMs`. Unlike Pi,
@@ -8,12 +8,14 @@
 
 mod merge;
 mod model;
+mod pi_keys;
 
 use std::path::{Path, PathBuf};
 
 pub use merge::merge_settings;
 pub use model::{
-    BudgetSettings, CompactionSettings, Permission, ProviderRetrySettings, RetrySettings, Settings,
+    BudgetSettings, CompactionSettings, HttpIdleTimeout, Permission, ProviderRetrySettings,
+    RetrySettings, Settings,
 };
 
 /// File name of the settings, in `RHO_HOME` and in a project's `.rho/`.
@@ -60,29 +62,85 @@ pub struct SettingsPaths {
     pub global: Option<PathBuf>,
     /// `<cwd>/.rho/settings.json`.
     pub project: PathBuf,
+    /// Whether the project is trusted; an untrusted project's file is not read.
+    pub project_trusted: bool,
 }
 
 impl SettingsPaths {
-    /// The usual places for a run in `cwd` with the given `RHO_HOME`.
+    /// The usual places for a run in `cwd` with the given `RHO_HOME`, the project trusted.
     pub fn new(rho_home: Option<&Path>, cwd: &Path) -> Self {
         SettingsPaths {
             global: rho_home.map(|home| home.join(SETTINGS_FILE)),
             project: cwd.join(PROJECT_DIR).join(SETTINGS_FILE),
+            project_trusted: true,
         }
+    }
+
+    /// The same places, the project's file read only when `trusted`.
+    pub fn with_project_trust(mut self, trusted: bool) -> Self {
+        self.project_trusted = trusted;
+        self
     }
 }
 
-/// Loads and merges the global and project files; a missing file counts as `{}`.
+/// The global file alone (what decides trust: `defaultProjectTrust` is read only there).
+pub fn load_global_settings(paths: &SettingsPaths) -> Result<Settings, SettingsError> {
+    match &paths.global {
+        Some(path) => parse(serde_json::Value::Object(read_object(path)?), path),
+        None => Ok(Settings::default()),
+    }
+}
+
+/// Loads and merges the global and the (trusted) project file; a missing file counts as `{}`.
+///
+/// A project never widens what the user allowed: its `permission` applies only when it is
+/// stricter than the global one, its `allowDirs` and `defaultProjectTrust` are ignored.
 pub fn load_settings(paths: &SettingsPaths) -> Result<Settings, SettingsError> {
-    let global = match &paths.global {
+    let global_object = match &paths.global {
         Some(path) => read_object(path)?,
         None => serde_json::Map::new(),
     };
-    let project = read_object(&paths.project)?;
-    let merged = merge_settings(global, project);
+    let mut unsupported = pi_keys::unsupported_pi_keys(&global_object);
+    if !paths.project_trusted {
+        let path = paths.global.as_deref().unwrap_or(&paths.project);
+        let mut settings = parse(serde_json::Value::Object(global_object), path)?;
+        settings.unsupported_pi_keys = unsupported;
+        return Ok(settings);
+    }
+    let global = match &paths.global {
+        Some(path) => parse(serde_json::Value::Object(global_object.clone()), path)?,
+        None => Settings::default(),
+    };
+    let mut project = read_object(&paths.project)?;
+    for key in pi_keys::unsupported_pi_keys(&project) {
+        if !unsupported.contains(&key) {
+            unsupported.push(key);
+        }
+    }
+    project.remove("allowDirs");
+    project.remove("defaultProjectTrust");
+    let merged = merge_settings(global_object, project);
     // Each file was validated on its own, so the merge of two valid objects is valid; should it
     // not be, the project file (the later word) is named.
-    parse(serde_json::Value::Object(merged), &paths.project)
+    let mut settings = parse(serde_json::Value::Object(merged), &paths.project)?;
+    let allowed = global.permission.unwrap_or_default();
+    if settings
+        .permission
+        .is_some_and(|asked| permission_rank(asked) > permission_rank(allowed))
+    {
+        settings.permission = global.permission;
+    }
+    settings.unsupported_pi_keys = unsupported;
+    Ok(settings)
+}
+
+/// How much a permission mode allows, for "stricter than".
+fn permission_rank(permission: Permission) -> u8 {
+    match permission {
+        Permission::ReadOnly => 0,
+        Permission::WorkspaceWrite => 1,
+        Permission::Full => 2,
+    }
 }
 
 /// Reads one file as a validated JSON object (after Pi's key migrations).

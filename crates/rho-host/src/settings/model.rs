@@ -1,6 +1,7 @@
 //! The typed view of the merged settings. Every key is optional: absent means "Pi's default",
 //! which the accessors supply.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use rho_agent::QueueMode;
@@ -9,6 +10,7 @@ use serde::{Deserialize, Deserializer};
 
 use crate::budget::Budget;
 use crate::retry::RetryPolicy;
+use crate::trust::DefaultProjectTrust;
 
 /// The settings rho reads (Pi's names, plus rho's budget, permission and timeout keys).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
@@ -42,7 +44,58 @@ pub struct Settings {
     /// rho: `streamIdleTimeoutMs`, how long a streaming model response may stay silent before
     /// the call fails as stalled (retryable). Unset → the provider layer's default (120 s).
     pub stream_idle_timeout_ms: Option<u64>,
+    /// `defaultProjectTrust` (`ask`): read from `RHO_HOME/settings.json` only.
+    pub default_project_trust: Option<DefaultProjectTrust>,
+    /// `defaultTools`: plain tool names replacing the default set, or `+name`/`-name` entries
+    /// editing it (merged across the files as Pi merges it).
+    pub default_tools: Option<Vec<String>>,
+    /// `modelThinkingLevels`: a thinking level per `"<provider>/<model id>"`, used at start
+    /// before `defaultThinkingLevel`.
+    pub model_thinking_levels: Option<BTreeMap<String, ThinkingLevel>>,
+    /// `httpIdleTimeoutMs` (Pi 1.6): milliseconds, or `"disabled"` (also `0`).
+    pub http_idle_timeout_ms: Option<HttpIdleTimeout>,
+    /// Pi settings present in the files that rho does not implement, to be named in a warning
+    /// (not a key of the file).
+    #[serde(skip)]
+    pub unsupported_pi_keys: Vec<String>,
 }
+
+/// `httpIdleTimeoutMs`: Pi accepts a non-negative number, a numeric string or `"disabled"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HttpIdleTimeout(
+    /// Milliseconds; `0` is disabled.
+    pub u64,
+);
+
+impl<'de> Deserialize<'de> for HttpIdleTimeout {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Number(f64),
+            Text(String),
+        }
+        let invalid = |shown: String| {
+            serde::de::Error::custom(format!(
+                "expected milliseconds or \"disabled\", got {shown}"
+            ))
+        };
+        match Raw::deserialize(deserializer)? {
+            Raw::Number(ms) if ms.is_finite() && ms >= 0.0 => Ok(HttpIdleTimeout(ms as u64)),
+            Raw::Number(ms) => Err(invalid(ms.to_string())),
+            Raw::Text(text) if text.trim().eq_ignore_ascii_case("disabled") => {
+                Ok(HttpIdleTimeout(0))
+            }
+            Raw::Text(text) => match text.trim().parse::<f64>() {
+                Ok(ms) if ms.is_finite() && ms >= 0.0 => Ok(HttpIdleTimeout(ms as u64)),
+                _ => Err(invalid(format!("{text:?}"))),
+            },
+        }
+    }
+}
+
+/// How long "disabled" waits: a year, far beyond any response (a timer needs a finite deadline).
+const DISABLED_IDLE_TIMEOUT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 
 /// `retry`: the session-level auto-retry (pi-reference §8.6).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
@@ -147,8 +200,22 @@ impl Settings {
         }
     }
 
-    /// `streamIdleTimeoutMs` as a duration, if set.
+    /// How long a streaming response may stay silent: rho's `streamIdleTimeoutMs`, else Pi
+    /// 1.6's `httpIdleTimeoutMs` (`"disabled"` or `0`: no limit in practice), if either is set.
     pub fn stream_idle_timeout(&self) -> Option<Duration> {
-        self.stream_idle_timeout_ms.map(Duration::from_millis)
+        match (self.stream_idle_timeout_ms, self.http_idle_timeout_ms) {
+            (Some(ms), _) => Some(Duration::from_millis(ms)),
+            (None, Some(HttpIdleTimeout(0))) => Some(DISABLED_IDLE_TIMEOUT),
+            (None, Some(HttpIdleTimeout(ms))) => Some(Duration::from_millis(ms)),
+            (None, None) => None,
+        }
+    }
+
+    /// The `modelThinkingLevels` entry of a model, if any.
+    pub fn model_thinking_level(&self, provider: &str, model_id: &str) -> Option<ThinkingLevel> {
+        self.model_thinking_levels
+            .as_ref()
+            .and_then(|levels| levels.get(&format!("{provider}/{model_id}")))
+            .copied()
     }
 }

@@ -51,10 +51,33 @@ fn the_project_file_overrides_the_global_one_key_by_key() {
     assert_eq!(settings.budget().max_turns, Some(4));
     assert_eq!(settings.steering_mode, Some(rho_agent::QueueMode::All));
     assert_eq!(settings.permission, Some(Permission::ReadOnly));
-    assert_eq!(settings.allow_dirs, Some(vec!["/tmp".to_owned()]));
+    // A project never widens permissions: its allowDirs are ignored.
+    assert_eq!(settings.allow_dirs, None);
     assert_eq!(
         settings.stream_idle_timeout(),
         Some(std::time::Duration::from_millis(500))
+    );
+}
+
+#[test]
+fn a_project_may_only_narrow_permission_and_never_decides_trust() {
+    let dir = tempfile::tempdir().unwrap();
+    let global = r#"{"permission": "workspace-write", "allowDirs": ["/data"]}"#;
+    let wider = r#"{"permission": "full", "allowDirs": ["/"], "defaultProjectTrust": "always"}"#;
+    let settings = load_settings(&paths(dir.path(), Some(global), Some(wider))).unwrap();
+    assert_eq!(settings.permission, Some(Permission::WorkspaceWrite));
+    assert_eq!(settings.allow_dirs, Some(vec!["/data".to_owned()]));
+    assert_eq!(settings.default_project_trust, None);
+    let fresh = tempfile::tempdir().unwrap();
+    let unset = load_settings(&paths(fresh.path(), None, Some(wider))).unwrap();
+    assert_eq!(unset.permission, None);
+    let narrower = r#"{"permission": "read-only"}"#;
+    let settings = load_settings(&paths(dir.path(), Some(global), Some(narrower))).unwrap();
+    assert_eq!(settings.permission, Some(Permission::ReadOnly));
+    let untrusted = paths(dir.path(), Some(global), Some(narrower)).with_project_trust(false);
+    assert_eq!(
+        load_settings(&untrusted).unwrap().permission,
+        Some(Permission::WorkspaceWrite)
     );
 }
 
@@ -115,4 +138,38 @@ fn a_top_level_array_is_rejected() {
         error.ends_with("is not valid JSON: the top level must be an object"),
         "{error}"
     );
+}
+
+#[test]
+fn pi_16_keys_are_read_and_unsupported_ones_are_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let global = r#"{"$schema": "https://pi.dev/schemas/settings.schema.json",
+        "httpIdleTimeoutMs": "disabled", "cacheWarming": "idle", "theme": "dark",
+        "modelThinkingLevels": {"openai/gpt-5": "max"}, "defaultTools": ["+grep"]}"#;
+    let project = r#"{"packages": [], "cacheWarming": "streaming", "httpIdleTimeoutMs": "2500"}"#;
+    let settings = load_settings(&paths(dir.path(), Some(global), Some(project))).unwrap();
+    assert_eq!(settings.unsupported_pi_keys, ["cacheWarming", "packages"]);
+    assert_eq!(
+        settings.stream_idle_timeout(),
+        Some(std::time::Duration::from_millis(2500))
+    );
+    assert_eq!(
+        settings.model_thinking_level("openai", "gpt-5"),
+        Some(rho_ai::ThinkingLevel::Max)
+    );
+    assert_eq!(settings.model_thinking_level("openai", "gpt-4"), None);
+    assert_eq!(settings.default_tools, Some(vec!["+grep".to_owned()]));
+    let untrusted = paths(dir.path(), Some(global), Some(project)).with_project_trust(false);
+    let settings = load_settings(&untrusted).unwrap();
+    assert_eq!(settings.unsupported_pi_keys, ["cacheWarming"]);
+    assert_eq!(
+        settings.stream_idle_timeout(),
+        Some(std::time::Duration::from_secs(365 * 24 * 60 * 60))
+    );
+    let bad = load_settings(&paths(
+        dir.path(),
+        Some(r#"{"httpIdleTimeoutMs": -1}"#),
+        None,
+    ));
+    assert!(matches!(bad, Err(SettingsError::Value { .. })), "{bad:?}");
 }

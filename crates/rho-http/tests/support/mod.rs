@@ -177,7 +177,9 @@ impl SseFolder for TextFolder {
                 "Stream ended before [DONE]",
             ));
         }
-        Ok(self.message.clone())
+        let mut message = self.message.clone();
+        message.stop_reason = StopReason::Stop;
+        Ok(message)
     }
 
     fn partial(&self) -> AssistantMessage {
@@ -210,9 +212,11 @@ pub fn success_events(deltas: &[&str]) -> Vec<AssistantMessageEvent> {
         content: text.clone(),
         partial: with_text(&text).into(),
     });
+    let mut done = with_text(&text);
+    done.stop_reason = StopReason::Stop;
     events.push(AssistantMessageEvent::Done {
         reason: StopReason::Stop,
-        message: with_text(&text),
+        message: done,
     });
     events
 }

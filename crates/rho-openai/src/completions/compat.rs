@@ -233,7 +233,8 @@ impl CompletionsCompat {
     }
 
     /// The provider's effort string for `level`, or `None` when reasoning is off. `xhigh` falls
-    /// back to `high` unless the effort map names it, because few servers accept it.
+    /// back to `high` unless the effort map names it, because few servers accept it; `max`
+    /// (Pi 1.6), unless the map names it, is treated as `xhigh`.
     pub fn effort(&self, level: Option<ThinkingLevel>) -> Option<String> {
         let name = match level? {
             ThinkingLevel::Off => return None,
@@ -241,6 +242,9 @@ impl CompletionsCompat {
         };
         if let Some(mapped) = self.reasoning_effort_map.get(name) {
             return Some(mapped.clone());
+        }
+        if name == "max" {
+            return self.effort(Some(ThinkingLevel::Xhigh));
         }
         Some(if name == "xhigh" { "high" } else { name }.to_owned())
     }
@@ -373,11 +377,18 @@ mod tests {
             Some(ThinkingLevel::Off),
             Some(ThinkingLevel::Minimal),
             Some(ThinkingLevel::Xhigh),
+            Some(ThinkingLevel::Max),
         ];
         let efforts: Vec<_> = levels.iter().map(|l| compat.effort(*l)).collect();
         assert_eq!(
             efforts,
-            vec![None, None, Some("minimal".into()), Some("high".into())]
+            vec![
+                None,
+                None,
+                Some("minimal".into()),
+                Some("high".into()),
+                Some("high".into())
+            ]
         );
         compat
             .reasoning_effort_map
@@ -386,5 +397,14 @@ mod tests {
             compat.effort(Some(ThinkingLevel::Xhigh)),
             Some("xhigh".into())
         );
+        // `max` goes as `xhigh` unless the map names it.
+        assert_eq!(
+            compat.effort(Some(ThinkingLevel::Max)),
+            Some("xhigh".into())
+        );
+        compat
+            .reasoning_effort_map
+            .insert("max".into(), "max".into());
+        assert_eq!(compat.effort(Some(ThinkingLevel::Max)), Some("max".into()));
     }
 }

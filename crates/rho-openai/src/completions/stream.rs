@@ -94,6 +94,7 @@ impl CompletionsFolder {
         let Some(choice) = choice else { return };
         if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
             self.finish_reason = Some(reason.to_owned());
+            self.output.raw_stop_reason = Some(reason.to_owned());
         }
         let Some(delta) = choice.get("delta").and_then(Value::as_object) else {
             return;

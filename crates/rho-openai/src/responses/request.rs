@@ -67,7 +67,8 @@ fn convert_tools(tools: &[ToolSpec]) -> Vec<WireTool<'_>> {
 }
 
 /// The effort name of a requested level; `None` when reasoning is off. The level arrives already
-/// clamped to what the model supports, so `xhigh` is passed on as is.
+/// clamped to what the model supports, so `xhigh` is passed on as is; `max` (Pi 1.6) is sent as
+/// `xhigh`, the most the Responses API names.
 fn effort(level: Option<ThinkingLevel>) -> Option<&'static str> {
     Some(match level? {
         ThinkingLevel::Off => return None,
@@ -75,7 +76,7 @@ fn effort(level: Option<ThinkingLevel>) -> Option<&'static str> {
         ThinkingLevel::Low => "low",
         ThinkingLevel::Medium => "medium",
         ThinkingLevel::High => "high",
-        ThinkingLevel::Xhigh => "xhigh",
+        ThinkingLevel::Xhigh | ThinkingLevel::Max => "xhigh",
     })
 }
 

@@ -66,7 +66,15 @@ impl ResponsesFolder {
         }
         self.set_usage(response);
         self.completed = true;
-        let reason = match str_field(response, "status") {
+        let status = str_field(response, "status");
+        let incomplete = response
+            .pointer("/incomplete_details/reason")
+            .and_then(Value::as_str);
+        self.output.raw_stop_reason = match (status, incomplete) {
+            (Some(status), Some(reason)) => Some(format!("{status}.{reason}")),
+            (status, _) => status.map(str::to_owned),
+        };
+        let reason = match status {
             None | Some("completed" | "in_progress" | "queued") => StopReason::Stop,
             Some("incomplete") => StopReason::Length,
             Some("failed" | "cancelled") => {

@@ -3,8 +3,9 @@
 use rho_ai::{Model, Usage};
 use serde_json::Value;
 
-/// Usage as Pi reads it: `input_tokens` includes the cached ones, so they are split out into
-/// `cache_read`; the server's `total_tokens` is kept as is. Missing fields count as 0.
+/// Usage as Pi 1.6 reads it: `input_tokens` includes the cached ones and the cache writes, so
+/// they are split out into `cache_read` and `cache_write`; `reasoning` is the reasoning part of
+/// `output_tokens`; the server's `total_tokens` is kept as is. Missing fields count as 0.
 pub fn normalize_usage(raw: &Value) -> Usage {
     let tokens = |path: &str| {
         raw.pointer(path)
@@ -12,11 +13,15 @@ pub fn normalize_usage(raw: &Value) -> Usage {
             .unwrap_or(0)
     };
     let cache_read = tokens("/input_tokens_details/cached_tokens");
+    let cache_write = tokens("/input_tokens_details/cache_write_tokens");
     Usage {
-        input: tokens("/input_tokens").saturating_sub(cache_read),
+        input: tokens("/input_tokens")
+            .saturating_sub(cache_read)
+            .saturating_sub(cache_write),
         output: tokens("/output_tokens"),
         cache_read,
-        cache_write: 0,
+        cache_write,
+        reasoning: Some(tokens("/output_tokens_details/reasoning_tokens")),
         total_tokens: tokens("/total_tokens"),
         ..Usage::default()
     }

@@ -197,7 +197,7 @@ impl App {
             ThinkingLevel::Minimal => ThinkingLevel::Low,
             ThinkingLevel::Low => ThinkingLevel::Medium,
             ThinkingLevel::Medium => ThinkingLevel::High,
-            ThinkingLevel::High | ThinkingLevel::Xhigh => ThinkingLevel::Off,
+            ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => ThinkingLevel::Off,
         };
         self.status.set_thinking(next);
         vec![Effect::SetThinking(next)]

@@ -39,6 +39,8 @@ pub fn render_messages(messages: &[AgentMessage]) -> String {
                 }
             }
             AgentMessage::Custom(custom) => custom_message(custom),
+            // The system prompt is shown in the export's header, not in the conversation.
+            AgentMessage::System(_) => String::new(),
         };
         if !block.is_empty() {
             html.push_str(&block);

@@ -13,7 +13,7 @@ use rho_rpc::{Command, Request};
 /// Runs `request`; its response is written now or by the task the command started.
 pub fn dispatch(host: &Arc<Host>, request: Request) {
     let Request { id, command } = request;
-    let reply = Reply::new(id, command.name(), host.output.clone());
+    let reply = Reply::new(id.clone(), command.name(), host.output.clone());
     match command {
         Command::Prompt {
             message,
@@ -29,7 +29,14 @@ pub fn dispatch(host: &Arc<Host>, request: Request) {
         } => run::compact(host, reply, custom_instructions),
         Command::SetAutoCompaction { enabled } => run::set_auto_compaction(host, reply, enabled),
         Command::SetAutoRetry { enabled } => run::set_auto_retry(host, reply, enabled),
-        Command::Bash { command } => run::bash(host, reply, command),
+        Command::Bash {
+            command,
+            exclude_from_context,
+        } => run::bash(host, reply, id, command, exclude_from_context),
+        Command::ClearQueue => run::clear_queue(host, reply),
+        Command::GetEntries { since } => state::get_entries(host, reply, since),
+        Command::GetTree => state::get_tree(host, reply),
+        Command::GetAvailableThinkingLevels => model::get_available_thinking_levels(host, reply),
         Command::AbortBash => run::abort_bash(host, reply),
         Command::GetState => state::get_state(host, reply),
         Command::GetMessages => state::get_messages(host, reply),

@@ -10,6 +10,7 @@
 //! request; threshold and overflow compaction run on their own unless `set_auto_compaction`
 //! turns them off.
 
+mod command_list;
 pub(crate) mod commands;
 mod dispatch;
 mod host;
@@ -17,6 +18,7 @@ pub(crate) mod models;
 mod reply;
 mod setup;
 pub(crate) mod stats;
+mod tree;
 pub(crate) mod user_bash;
 
 use std::path::{Path, PathBuf};
@@ -83,7 +85,7 @@ fn start(cli: &Cli) -> anyhow::Result<(Arc<Host>, Option<Restore>)> {
     let home = rho_models::rho_home(&rho_models::ProcessEnvironment);
     let target = choose_session(cli, &launch_cwd, home.as_deref())?;
     let (session_dir, restore, cwd) = start_target(cli, &target, &launch_cwd);
-    let settings = crate::setup::settings(&cwd)?;
+    let settings = crate::setup::settings(cli, &cwd)?;
     let first = setup::choose_model(cli, &settings)?;
     let queue_modes = (
         settings.steering_mode.unwrap_or_default(),

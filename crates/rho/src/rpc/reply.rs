@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::output::write_json_line;
 use rho_rpc::Response;
@@ -62,6 +63,20 @@ impl Reply {
         self.send(Ok(Some(data)));
     }
 
+    /// Succeeds with `data` given as JSON text: a value too deep to hold as a [`Value`] (a
+    /// session tree) is written without ever being one.
+    pub fn raw_data(mut self, data: &RawValue) {
+        self.answered = true;
+        let response = RawResponse {
+            id: self.id.take(),
+            kind: "response",
+            command: self.command,
+            success: true,
+            data,
+        };
+        self.output.write(&response);
+    }
+
     /// Fails with `error`.
     pub fn fail(self, error: impl std::fmt::Display) {
         self.send(Err(error.to_string()));
@@ -84,6 +99,18 @@ impl Reply {
         };
         self.output.write(&response.to_json());
     }
+}
+
+/// A successful response whose data is JSON text, keys in Pi's order.
+#[derive(Serialize)]
+struct RawResponse<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<Value>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    command: &'static str,
+    success: bool,
+    data: &'a RawValue,
 }
 
 impl Drop for Reply {

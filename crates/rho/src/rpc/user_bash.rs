@@ -2,7 +2,6 @@
 //! agent's tools. Its result is answered to the client and kept as a `bashExecution` message,
 //! which the model sees as a user message from the next prompt on.
 
-use std::io::Read as _;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -51,14 +50,23 @@ impl BashResult {
         Value::Object(object)
     }
 
-    /// The `bashExecution` message recording this result for `command`.
-    pub fn to_message(&self, command: &str, timestamp: i64) -> AgentMessage {
+    /// The `bashExecution` message recording this result for `command`; `excludeFromContext`
+    /// follows the timestamp when the request sent it (Pi 1.6).
+    pub fn to_message(
+        &self,
+        command: &str,
+        timestamp: i64,
+        exclude_from_context: Option<bool>,
+    ) -> AgentMessage {
         let mut fields = Map::new();
         fields.insert("command".into(), Value::from(command));
         if let Value::Object(result) = self.to_json() {
             fields.extend(result);
         }
         fields.insert("timestamp".into(), Value::from(timestamp));
+        if let Some(exclude) = exclude_from_context {
+            fields.insert("excludeFromContext".into(), Value::Bool(exclude));
+        }
         AgentMessage::Custom(Arc::new(CustomMessage {
             role: BASH_EXECUTION_ROLE.into(),
             fields,
@@ -88,8 +96,14 @@ impl BashCancel {
 }
 
 /// Runs `command` with the shell in `cwd`, stdout and stderr merged on one pipe, as the leader
-/// of its own process group so that cancelling kills everything it started.
-pub async fn run(command: &str, cwd: &Path, cancel: &BashCancel) -> std::io::Result<BashResult> {
+/// of its own process group so that cancelling kills everything it started. Each chunk of
+/// output goes to `on_output` as it arrives (whole characters, `\r` removed).
+pub async fn run(
+    command: &str,
+    cwd: &Path,
+    cancel: &BashCancel,
+    on_output: impl FnMut(&str) + Send + 'static,
+) -> std::io::Result<BashResult> {
     let (mut reader, writer) = std::io::pipe()?;
     let mut shell = Command::new(shell_program());
     shell
@@ -106,7 +120,7 @@ pub async fn run(command: &str, cwd: &Path, cancel: &BashCancel) -> std::io::Res
     let pgid = i32::try_from(child.id()).ok();
     let collect = tokio::task::spawn_blocking(move || {
         let mut bytes = Vec::new();
-        let read = reader.read_to_end(&mut bytes);
+        let read = read_streaming(&mut reader, &mut bytes, on_output);
         let status = child.wait();
         (bytes, read.and(status))
     });
@@ -142,6 +156,44 @@ pub async fn run(command: &str, cwd: &Path, cancel: &BashCancel) -> std::io::Res
         truncated: tail.truncated,
         full_output_path,
     })
+}
+
+/// Reads `reader` to its end into `bytes`, handing each chunk's new whole characters to
+/// `on_output` (a character split between two reads waits for its rest).
+fn read_streaming(
+    reader: &mut impl std::io::Read,
+    bytes: &mut Vec<u8>,
+    mut on_output: impl FnMut(&str),
+) -> std::io::Result<()> {
+    let mut chunk = [0u8; 8192];
+    let mut sent = 0;
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        bytes.extend_from_slice(&chunk[..n]);
+        let pending = &bytes[sent..];
+        let whole = match std::str::from_utf8(pending) {
+            Ok(_) => pending.len(),
+            // An incomplete character at the end waits; invalid bytes are sent replaced.
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => pending.len(),
+        };
+        if whole > 0 {
+            let text = String::from_utf8_lossy(&pending[..whole]).replace('\r', "");
+            if !text.is_empty() {
+                on_output(&text);
+            }
+            sent += whole;
+        }
+    }
+    if sent < bytes.len() {
+        on_output(&String::from_utf8_lossy(&bytes[sent..]));
+    }
+    Ok(())
 }
 
 /// Pi's shell choice: `/bin/bash`, else `bash` on `PATH`, else `sh`.
@@ -229,6 +281,24 @@ mod tests {
             llm_text(&message),
             "Ran `sleep 9`\n(no output)\n\n(command cancelled)"
         );
+    }
+
+    #[test]
+    fn streamed_output_keeps_characters_whole_across_reads_and_drops_carriage_returns() {
+        // A reader that returns one byte at a time splits "é" (two bytes) across reads.
+        struct OneByte(std::io::Cursor<Vec<u8>>);
+        impl std::io::Read for OneByte {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let one = buf.len().min(1);
+                self.0.read(&mut buf[..one])
+            }
+        }
+        let mut reader = OneByte(std::io::Cursor::new("é\r\nx".as_bytes().to_vec()));
+        let mut bytes = Vec::new();
+        let mut deltas = Vec::new();
+        read_streaming(&mut reader, &mut bytes, |d| deltas.push(d.to_owned())).unwrap();
+        assert_eq!(deltas, ["é", "\n", "x"]);
+        assert_eq!(bytes, "é\r\nx".as_bytes());
     }
 
     #[test]

@@ -1,6 +1,6 @@
-// Drives `rho --mode rpc` with Pi 0.73.1's own RpcClient and prints what it saw as one JSON
-// object. Environment: RHO_BIN (the rho binary), RHO_FAUX_SCRIPT (the faux script), RHO_CWD
-// (the working directory), PI_PACKAGE_DIR (the installed @mariozechner/pi-coding-agent).
+// Drives `rho --mode rpc` with Pi's own RpcClient (0.73.1 or 1.6.0) and prints what it saw as
+// one JSON object. Environment: RHO_BIN (the rho binary), RHO_FAUX_SCRIPT (the faux script),
+// RHO_CWD (the working directory), PI_PACKAGE_DIR (the installed pi-coding-agent package).
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { dirname, join } from "node:path";
 
@@ -18,10 +18,10 @@ try {
   const events = [];
   client.onEvent((event) => events.push(event.type));
   const idle = client.waitForIdle(20000);
-  await client.prompt("Say hi with bash");
+  // Pi 1.6's client answers the prompt's disposition (0.73.1's: nothing).
+  report.disposition = (await client.prompt("Say hi with bash")) ?? null;
   await idle;
-  // Up to `agent_end`, where waitForIdle resolves; what follows (rho's `agent_settled`) may or
-  // may not have arrived yet.
+  // Up to `agent_end`: 0.73.1's waitForIdle resolves there, 1.6's at `agent_settled`.
   const end = events.indexOf("agent_end");
   report.eventTypes = events.slice(0, end + 1).filter((type) => type !== "message_update" && type !== "tool_execution_update");
   // `agent_settled` (rho's) follows `agent_end`; getMessages after it sees the whole run.
@@ -46,6 +46,19 @@ try {
     followUpMode: state.followUpMode,
   };
   report.lastAssistantText = await client.getLastAssistantText();
+  if (typeof client.getEntries === "function") {
+    // Pi 1.6's new methods.
+    report.levels = await client.getAvailableThinkingLevels();
+    report.cleared = await client.clearQueue();
+    const { entries, leafId } = await client.getEntries();
+    report.entryTypes = entries.map((e) => (e.type === "message" ? `message:${e.message.role}` : e.type));
+    report.leafIsLast = leafId === entries[entries.length - 1].id;
+    const tree = await client.getTree();
+    let depth = 0;
+    for (let node = tree.tree[0]; node; node = node.children[0]) depth += 1;
+    report.treeDepth = depth;
+    report.treeLeaf = tree.leafId === leafId;
+  }
   const stats = await client.getSessionStats();
   report.stats = {
     userMessages: stats.userMessages,

@@ -85,7 +85,10 @@ impl Rpc {
     /// Sends a prompt and waits until its run settles.
     pub fn prompt(&mut self, id: &str, message: &str) {
         let accepted = self.call(json!({"id": id, "type": "prompt", "message": message}));
-        assert_eq!(accepted, ok(id, "prompt", None));
+        assert_eq!(
+            accepted,
+            ok(id, "prompt", Some(json!({"disposition": "started"})))
+        );
         let (settled, _) = self.until(|line| line["type"] == "agent_settled");
         assert_eq!(settled["reason"], "completed", "{settled}");
     }

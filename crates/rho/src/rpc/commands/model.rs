@@ -44,9 +44,18 @@ pub fn get_available_models(host: &Arc<Host>, reply: Reply) {
 }
 
 /// `set_thinking_level` (clamped to the model).
-pub fn set_thinking_level(host: &Arc<Host>, reply: Reply, level: ThinkingLevel) {
+pub fn set_thinking_level(host: &Arc<Host>, reply: Reply, level: String) {
+    // Pi 1.6 takes any string and clamps it to the model; a name that is no level is `off`.
+    let level = ThinkingLevel::parse(&level).unwrap_or(ThinkingLevel::Off);
     host.set_thinking_level(level);
     reply.ok();
+}
+
+/// `get_available_thinking_levels`: `{levels}` the current model supports (`["off"]` for a
+/// model without reasoning).
+pub fn get_available_thinking_levels(host: &Arc<Host>, reply: Reply) {
+    let levels = supported_thinking_levels(&host.current_entry());
+    reply.data(json!({ "levels": levels }));
 }
 
 /// `cycle_thinking_level`: `null` for a model without reasoning.

@@ -25,7 +25,7 @@ pub fn prompt(
     let session = host.session();
     match session.start_prompt(message.clone(), images.clone()) {
         Ok(run) => {
-            reply.ok();
+            reply.data(disposition("started"));
             tokio::spawn(async move {
                 let _ = run.await;
             });
@@ -33,11 +33,11 @@ pub fn prompt(
         Err(SessionError::Busy) => match behavior {
             Some(StreamingBehavior::Steer) => {
                 session.steer_with_images(&message, images);
-                reply.ok();
+                reply.data(disposition("queued"));
             }
             Some(StreamingBehavior::FollowUp) => {
                 session.follow_up_with_images(&message, images);
-                reply.ok();
+                reply.data(disposition("queued"));
             }
             None => reply.fail(SESSION_BUSY),
         },
@@ -45,19 +45,32 @@ pub fn prompt(
     }
 }
 
-/// `steer`: queues a steering message.
+/// Pi 1.6's answer to a prompt: `started`, or `queued` (`handled` is for extension commands,
+/// which rho does not have yet). Pi's `RpcClient` reads it from every accepted prompt.
+fn disposition(kind: &str) -> serde_json::Value {
+    serde_json::json!({ "disposition": kind })
+}
+
+/// `steer`: queues a steering message (skills and templates expanded first).
 pub fn steer(host: &Arc<Host>, reply: Reply, message: String, images: Vec<ImageContent>) {
     host.session().steer_with_images(&message, images);
-    reply.ok();
+    reply.data(disposition("queued"));
 }
 
-/// `follow_up`: queues a follow-up message.
+/// `follow_up`: queues a follow-up message (skills and templates expanded first).
 pub fn follow_up(host: &Arc<Host>, reply: Reply, message: String, images: Vec<ImageContent>) {
     host.session().follow_up_with_images(&message, images);
-    reply.ok();
+    reply.data(disposition("queued"));
 }
 
-/// `abort`: cancels the run and answers once the agent is idle.
+/// `clear_queue`: empties both queues (a `queue_update` says so, also when they were empty) and
+/// answers the removed texts.
+pub fn clear_queue(host: &Arc<Host>, reply: Reply) {
+    let (steering, follow_up) = host.session().clear_queue();
+    reply.data(serde_json::json!({"steering": steering, "followUp": follow_up}));
+}
+
+/// `abort`: cancels the run and answers once it has settled (after `agent_settled`).
 pub fn abort(host: &Arc<Host>, reply: Reply) {
     let session = host.session();
     tokio::spawn(async move {
@@ -97,15 +110,34 @@ pub fn set_auto_retry(host: &Arc<Host>, reply: Reply, enabled: bool) {
     reply.ok();
 }
 
-/// `bash`: runs a user shell command; its `bashExecution` message joins the transcript (after
-/// the running prompt, if one runs).
-pub fn bash(host: &Arc<Host>, reply: Reply, command: String) {
+/// `bash`: runs a user shell command, its output streamed as `bash_execution_update` events
+/// (with the request's `id`) before the answer; its `bashExecution` message joins the
+/// transcript (after the running prompt, if one runs), kept from the model with
+/// `excludeFromContext`.
+pub fn bash(
+    host: &Arc<Host>,
+    reply: Reply,
+    id: Option<serde_json::Value>,
+    command: String,
+    exclude_from_context: Option<bool>,
+) {
     let cancel = host.begin_user_bash();
     let host = host.clone();
     tokio::spawn(async move {
-        match user_bash::run(&command, host.cwd(), &cancel).await {
+        let output = host.output.clone();
+        let on_output = move |delta: &str| {
+            let mut update = serde_json::Map::new();
+            update.insert("type".into(), "bash_execution_update".into());
+            if let Some(id) = &id {
+                update.insert("id".into(), id.clone());
+            }
+            update.insert("delta".into(), delta.into());
+            output.write(&update);
+        };
+        match user_bash::run(&command, host.cwd(), &cancel, on_output).await {
             Ok(result) => {
-                let message = result.to_message(&command, rho_ai::message::now_ms());
+                let message =
+                    result.to_message(&command, rho_ai::message::now_ms(), exclude_from_context);
                 host.session().add_message(message);
                 reply.data(result.to_json());
             }

@@ -1,15 +1,19 @@
 //! The commands that read the session: `get_state`, `get_messages`, `get_session_stats`,
-//! `get_last_assistant_text`, `get_commands`. The transcript is copied out of the agent's lock
+//! `get_last_assistant_text`, `get_commands`, `get_entries`, `get_tree`. The transcript is copied out of the agent's lock
 //! (a copy is reference counts) and serialised after it is released.
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use serde_json::value::RawValue;
+
+use crate::rpc::command_list::{Roots, commands_json};
 use crate::rpc::host::Host;
 use crate::rpc::models::model_json;
 use crate::rpc::reply::Reply;
 use crate::rpc::stats::{last_assistant_text, session_stats};
+use crate::rpc::tree::{entries_json, tree_json};
 
 /// `get_state`.
 pub fn get_state(host: &Arc<Host>, reply: Reply) {
@@ -79,7 +83,42 @@ pub fn get_last_assistant_text(host: &Arc<Host>, reply: Reply) {
     });
 }
 
-/// `get_commands`.
-pub fn get_commands(_host: &Arc<Host>, reply: Reply) {
-    reply.data(json!({"commands": []}));
+/// `get_commands`: the prompt templates and skills.
+pub fn get_commands(host: &Arc<Host>, reply: Reply) {
+    let roots = Roots {
+        home: rho_models::rho_home(&rho_models::ProcessEnvironment),
+        project: host.cwd().join(".rho"),
+    };
+    reply.data(commands_json(&host.kit.workspace.resources, &roots));
+}
+
+/// `get_entries`: the entries appended after `since` (all without it), in the file's order.
+/// Read off the runtime: a long session's entries are a lot of JSON.
+pub fn get_entries(host: &Arc<Host>, reply: Reply, since: Option<String>) {
+    let session = host.session();
+    tokio::task::spawn_blocking(move || {
+        let entries = session
+            .record()
+            .with_file(|file| entries_json(file, since.as_deref()));
+        match entries {
+            Some(result) => reply.result(result),
+            None => reply.fail(rho_session::SessionError::Closed),
+        }
+    });
+}
+
+/// `get_tree`: the entries as a tree, with labels.
+pub fn get_tree(host: &Arc<Host>, reply: Reply) {
+    let session = host.session();
+    tokio::task::spawn_blocking(move || {
+        let tree = session.record().with_file(|file| tree_json(file));
+        match tree {
+            Some(Ok(text)) => match RawValue::from_string(text) {
+                Ok(raw) => reply.raw_data(&raw),
+                Err(error) => reply.fail(error),
+            },
+            Some(Err(error)) => reply.fail(error),
+            None => reply.fail(rho_session::SessionError::Closed),
+        }
+    });
 }

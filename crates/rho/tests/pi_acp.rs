@@ -1,0 +1,58 @@
+//! The npm ACP adapter `pi-acp` (what Pi users run to reach Zed and other editors) with rho in
+//! `pi`'s place: `tests/acp/run-pi-acp.mjs` is an ACP client (`@agentclientprotocol/sdk`) that
+//! starts `pi-acp`, which starts `rho --mode rpc` (as `PI_ACP_PI_COMMAND`), over the shared
+//! loopback mock LLM. It opens a session, runs a prompt with two `read` calls, loads the
+//! session again in a new process and checks every ACP update and every RPC answer.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::peers::peer_home;
+
+/// Where `.ci/run` installs the client's npm dependencies (from `tests/acp/package-lock.json`).
+fn acp_modules() -> PathBuf {
+    peer_home().join("acp-client")
+}
+
+#[test]
+fn pi_acp_runs_a_session_with_tool_calls_and_loads_it_again_over_rho() {
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+        .then_some(())
+        .ok_or_else(|| "node is not installed".to_owned());
+    if rho_testkit::prerequisite::require("pi-acp needs Node", node).is_none() {
+        return;
+    }
+    let modules = acp_modules();
+    assert!(
+        modules.join("node_modules/pi-acp/package.json").is_file(),
+        "pi-acp is not installed at {}; install it with: mkdir -p {0} && cp crates/rho/tests/acp/package*.json {0} && (cd {0} && npm ci)",
+        modules.display()
+    );
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out = tempfile::tempdir().unwrap();
+    let output = Command::new("node")
+        .arg(here.join("tests/acp/run-pi-acp.mjs"))
+        .arg("--modules")
+        .arg(&modules)
+        .arg("--agent-cmd")
+        .arg(serde_json::json!([env!("CARGO_BIN_EXE_rho")]).to_string())
+        .arg("--peers")
+        .arg(here.join("../../../shared/peers"))
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // Every check the script makes passed: the client, pi-acp and rho agreed throughout.
+    assert!(stdout.ends_with("18 passed, 0 failed\n"), "{stdout}");
+}
