@@ -82,8 +82,10 @@ pub struct AgentOptions {
     pub steering_mode: QueueMode,
     /// Follow-up delivery.
     pub follow_up_mode: QueueMode,
-    /// Passed to the provider.
+    /// Passed to the provider and to the tools.
     pub session_id: Option<String>,
+    /// The session file, when the session is kept on disk; passed to the tools.
+    pub session_file: Option<std::path::PathBuf>,
     /// Passed to the provider.
     pub api_key: Option<String>,
 }
@@ -103,6 +105,7 @@ impl AgentOptions {
             steering_mode: QueueMode::OneAtATime,
             follow_up_mode: QueueMode::OneAtATime,
             session_id: None,
+            session_file: None,
             api_key: None,
         }
     }
@@ -377,6 +380,7 @@ impl Agent {
         });
         let config = LoopConfig {
             session_id: options.session_id.clone(),
+            session_file: options.session_file.clone(),
             tool_execution: options.tool_execution,
             tool_hooks: options.tool_hooks.clone(),
             context_hooks: options.context_hooks.clone(),

@@ -1,5 +1,6 @@
 //! What one run is given: the context snapshot and the loop configuration.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use rho_ai::{Model, Provider, ThinkingLevel};
@@ -40,8 +41,10 @@ pub struct LoopConfig {
     pub api_key: Option<String>,
     /// Reasoning effort; `None` = off.
     pub reasoning: Option<ThinkingLevel>,
-    /// Session id passed to the provider.
+    /// Session id passed to the provider (and to the tools, in their [`crate::ToolContext`]).
     pub session_id: Option<String>,
+    /// The session file, when the session is kept on disk (for the tools' context).
+    pub session_file: Option<PathBuf>,
     /// Parallel or sequential tool batches.
     pub tool_execution: ToolExecution,
     /// `beforeToolCall` / `afterToolCall`.
@@ -63,6 +66,7 @@ impl LoopConfig {
             api_key: None,
             reasoning: None,
             session_id: None,
+            session_file: None,
             tool_execution: ToolExecution::Parallel,
             tool_hooks: None,
             context_hooks: None,

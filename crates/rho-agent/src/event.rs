@@ -119,6 +119,9 @@ pub struct ToolResultPayload {
     /// Structured output (never sent to the model by rho itself).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_content: Option<Value>,
+    /// The tool's own `isError`, present only when the tool *returned* an error result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
     /// Usage of a tool that called a model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,

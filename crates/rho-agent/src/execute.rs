@@ -14,11 +14,14 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{LoopConfig, ToolExecution};
 use crate::event::{AgentEvent, EventSink, ToolResultPayload};
 use crate::hooks::{AfterToolCall, BeforeToolCall};
-use crate::tool::{AgentTool, ExecutionMode, ToolOutput, ToolUpdates};
+use crate::tool::{AgentTool, ExecutionMode, ToolContext, ToolOutput, ToolUpdates};
 use crate::validate::ArgumentValidator;
 
 /// The text of a refusal by `beforeToolCall` without a reason.
 pub const BLOCKED: &str = "Tool execution was blocked";
+
+/// The result of a call the run's abort reached before it started (Pi's `Operation aborted`).
+pub const OPERATION_ABORTED: &str = "Operation aborted";
 
 /// A tool with its schema, compiled on first use (or the reason it does not compile).
 type ToolEntry = (
@@ -186,6 +189,32 @@ pub(crate) async fn execute_tool_calls(
     }
 }
 
+/// Fails every call of a reply that stopped at the output token limit: their arguments may be
+/// cut short, so none runs (Pi's `failToolCallsFromTruncatedMessage`). The loop goes on.
+pub(crate) fn fail_truncated_calls(run: &BatchContext<'_>, calls: &[ToolCall]) -> Batch {
+    let messages = calls
+        .iter()
+        .map(|call| {
+            emit_start(run, call);
+            let refusal = Finalized::refusal(
+                format!(
+                    "Tool call \"{}\" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.",
+                    call.name
+                ),
+                None,
+            );
+            emit_end(run, call, &refusal);
+            let message = tool_result_message(call, refusal);
+            emit_result_message(run, &message);
+            message
+        })
+        .collect();
+    Batch {
+        messages,
+        terminate: false,
+    }
+}
+
 async fn execute_sequential(
     run: &BatchContext<'_>,
     assistant: &AssistantMessage,
@@ -232,7 +261,12 @@ async fn execute_parallel(
     let mut running: FuturesUnordered<_> = ready
         .into_iter()
         .map(|(index, call, prepared)| async move {
-            let finalized = execute_and_finalize(run, assistant, call, prepared).await;
+            // An abort during the preflight of later calls reaches the prepared ones unstarted.
+            let finalized = if run.cancel.is_cancelled() {
+                Finalized::refusal(OPERATION_ABORTED.into(), None)
+            } else {
+                execute_and_finalize(run, assistant, call, prepared).await
+            };
             emit_end(run, call, &finalized);
             (index, finalized)
         })
@@ -248,12 +282,17 @@ async fn execute_parallel(
         .collect()
 }
 
-/// Registered? Arguments prepared and valid? Allowed by `beforeToolCall`? In that order.
+/// Aborted? Registered? Arguments prepared and valid? Allowed by `beforeToolCall`? In that
+/// order (Pi's `prepareToolCall`): once the run is aborted, no call is prepared or shown to the
+/// hooks, but each still gets a result.
 async fn preflight(
     run: &BatchContext<'_>,
     assistant: &AssistantMessage,
     call: &ToolCall,
 ) -> Preflight {
+    if run.cancel.is_cancelled() {
+        return Preflight::refused(OPERATION_ABORTED.into(), None);
+    }
     let Some(tool) = run.tools.get(&call.name) else {
         return Preflight::refused(format!("Tool {} not found", call.name), None);
     };
@@ -281,6 +320,9 @@ async fn preflight(
         ))
         .catch_unwind()
         .await;
+        if run.cancel.is_cancelled() {
+            return Preflight::refused(OPERATION_ABORTED.into(), None);
+        }
         match decision {
             Ok(Ok(Some(decision))) if decision.block => {
                 let reason = decision.reason.unwrap_or_else(|| BLOCKED.to_owned());
@@ -305,12 +347,14 @@ async fn execute_and_finalize(
     prepared: Prepared,
 ) -> Finalized {
     let updates = ToolUpdates::new(Arc::clone(run.sink), &call.id, &call.name, &call.arguments);
+    let context = tool_context(run.config);
     let started = Instant::now();
-    let executed = std::panic::AssertUnwindSafe(prepared.tool.execute(
+    let executed = std::panic::AssertUnwindSafe(prepared.tool.execute_in(
         &call.id,
         prepared.args.clone(),
         run.cancel.clone(),
         updates.clone(),
+        &context,
     ))
     .catch_unwind()
     .await;
@@ -354,6 +398,11 @@ async fn execute_and_finalize(
         },
         Ok(Ok(Some(o))) => Finalized {
             output: ToolOutput {
+                // Structured content may no longer match content that was replaced (as in Pi).
+                structured_content: match o.content {
+                    Some(_) => None,
+                    None => output.structured_content,
+                },
                 content: o.content.unwrap_or(output.content),
                 details: o.details.or(output.details),
                 terminate: o.terminate.or(output.terminate),
@@ -374,6 +423,16 @@ async fn execute_and_finalize(
         },
     }
     .without_error_terminate()
+}
+
+/// What the call knows of its session, read when it starts.
+fn tool_context(config: &LoopConfig) -> ToolContext {
+    ToolContext {
+        session_id: config.session_id.clone(),
+        session_file: config.session_file.clone(),
+        model: Some(config.model.clone()),
+        thinking_level: Some(config.reasoning.unwrap_or_default()),
+    }
 }
 
 fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
@@ -405,6 +464,7 @@ fn emit_end(run: &BatchContext<'_>, call: &ToolCall, f: &Finalized) {
             content: f.output.content.clone(),
             details: f.output.details.clone(),
             structured_content: f.output.structured_content.clone(),
+            is_error: f.output.is_error,
             usage: f.output.usage.clone(),
             terminate: f.output.terminate,
         },

@@ -26,4 +26,4 @@ pub use hooks::{
 pub use queue::{PendingQueue, QueueMode};
 pub use rho_ai::{AgentMessage, CustomMessage, default_convert_to_llm};
 pub use run::{LoopError, run_agent_loop, run_agent_loop_continue};
-pub use tool::{AgentTool, ExecutionMode, ToolError, ToolOutput, ToolUpdates};
+pub use tool::{AgentTool, ExecutionMode, ToolContext, ToolError, ToolOutput, ToolUpdates};

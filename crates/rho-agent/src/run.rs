@@ -4,14 +4,14 @@
 use std::sync::Arc;
 
 use rho_ai::{
-    AssistantMessage, AssistantMessageEvent, Context, Message, StreamOptions, ThinkingLevel,
-    ToolSpec,
+    AssistantMessage, AssistantMessageEvent, Context, Message, StopReason, StreamOptions,
+    ThinkingLevel, ToolSpec,
 };
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{LoopConfig, LoopContext};
 use crate::event::{AgentEvent, EventSink};
-use crate::execute::{BatchContext, ToolTable, execute_tool_calls};
+use crate::execute::{BatchContext, ToolTable, execute_tool_calls, fail_truncated_calls};
 use crate::hooks::TurnSummary;
 use rho_ai::{AgentMessage, default_convert_to_llm};
 
@@ -185,7 +185,12 @@ impl<'c> Run<'c> {
                         sink: &self.sink,
                         messages: &self.messages,
                     };
-                    let batch = execute_tool_calls(&context, &assistant, calls).await;
+                    // A reply cut by the token limit may carry cut arguments: none runs.
+                    let batch = if assistant.stop_reason == StopReason::Length {
+                        fail_truncated_calls(&context, &calls)
+                    } else {
+                        execute_tool_calls(&context, &assistant, calls).await
+                    };
                     has_more_tool_calls = !batch.terminate;
                     for result in &batch.messages {
                         self.messages.push(result.clone().into());

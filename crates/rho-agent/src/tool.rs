@@ -1,10 +1,11 @@
 //! The tool contract: what a tool declares, what `execute` receives and what it returns.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_trait::async_trait;
-use rho_ai::{ContentBlock, ToolSpec, Usage};
+use rho_ai::{ContentBlock, Model, ThinkingLevel, ToolSpec, Usage};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -105,6 +106,20 @@ impl ToolUpdates {
     }
 }
 
+/// What a call knows of the session it runs in (Pi's `ctx`), taken by the loop when the call
+/// starts: the tools never reach into the session for it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ToolContext {
+    /// The session's id.
+    pub session_id: Option<String>,
+    /// The session file, when the session is kept on disk.
+    pub session_file: Option<PathBuf>,
+    /// The model of the run.
+    pub model: Option<Model>,
+    /// The run's thinking level (`off` when it does not reason).
+    pub thinking_level: Option<ThinkingLevel>,
+}
+
 /// A tool the model may call. The host decides whether a proposed call runs; the tool only runs it.
 #[async_trait]
 pub trait AgentTool: Send + Sync {
@@ -140,6 +155,20 @@ pub trait AgentTool: Send + Sync {
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> Result<ToolOutput, ToolError>;
+
+    /// Runs the call knowing the session it runs in; the loop calls this. The default ignores
+    /// `context` and calls [`AgentTool::execute`].
+    async fn execute_in(
+        &self,
+        tool_call_id: &str,
+        args: Value,
+        cancel: CancellationToken,
+        updates: ToolUpdates,
+        context: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let _ = context;
+        self.execute(tool_call_id, args, cancel, updates).await
+    }
 
     /// The specification sent to the model.
     fn spec(&self) -> ToolSpec {

@@ -62,6 +62,7 @@ fn refusal(text: &str) -> ToolResultPayload {
         content: vec![ContentBlock::text(text)],
         details: Some(json!({})),
         structured_content: None,
+        is_error: None,
         usage: None,
         terminate: None,
     }
@@ -134,7 +135,7 @@ async fn invalid_arguments_are_refused_with_pi_text_and_neither_hook_nor_tool_ru
         Some(hooks.clone()),
     )
     .await;
-    let expected = "Validation failed for tool \"echo\":\n  - value: must have required properties value\n\nReceived arguments:\n{\n  \"valu\": 5\n}";
+    let expected = "Validation failed for tool \"echo\":\n  - value: missing\n\nReceived arguments:\n{\n  \"valu\": 5\n}";
     assert_eq!(tee(&events, "c1"), (refusal(expected), true, None));
     assert!(executed.lock().unwrap().is_empty());
     assert!(hooks.before_calls.lock().unwrap().is_empty());
@@ -178,7 +179,9 @@ async fn arguments_that_are_not_an_object_are_refused_not_panicked_on() {
     assert!(is_error && duration.is_none());
     let text = result.content[0].as_text().unwrap();
     assert!(
-        text.starts_with("Validation failed for tool \"echo\":\n  - root: must be object"),
+        text.starts_with(
+            "Validation failed for tool \"echo\":\n  - root: expected object, got array"
+        ),
         "{text}"
     );
 }

@@ -175,7 +175,7 @@ async fn a_validation_error_after_a_shim_echoes_the_original_arguments() {
     .await;
     assert_eq!(
         tee_text(&events, "c2"),
-        "Validation failed for tool \"shim\":\n  - value: must have required properties value\n\nReceived arguments:\n{\n  \"other\": 1\n}"
+        "Validation failed for tool \"shim\":\n  - value: missing\n\nReceived arguments:\n{\n  \"other\": 1\n}"
     );
 }
 

@@ -3,6 +3,7 @@
 
 mod common;
 
+mod aborts_and_limits;
 mod agent_api;
 mod batch_properties;
 mod context_hooks;

@@ -7,24 +7,65 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use rho_agent::{
-    AgentEvent, AgentTool, LoopConfig, LoopContext, ToolError, ToolOutput, run_agent_loop,
+    AgentEvent, AgentTool, LoopConfig, LoopContext, ToolContext, ToolError, ToolOutput,
+    run_agent_loop,
 };
 use rho_ai::faux::{FauxProvider, faux_message, faux_text, faux_tool_call};
-use rho_ai::{ContentBlock, UserMessage};
+use rho_ai::{ContentBlock, ThinkingLevel, UserMessage};
 use rho_host::tools::BashTool;
+use rho_host::tools::bash::ShellEnv;
 use rho_host::tools::truncate::{TruncatedBy, Truncation};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-/// Runs `args` with no cancellation, ignoring updates.
+/// Runs `args` with no cancellation, ignoring updates; `wall_time_seconds` is zeroed so results
+/// compare whole.
 async fn run(dir: &Path, args: Value) -> Result<ToolOutput, ToolError> {
-    BashTool::new(dir)
+    let result = BashTool::new(dir)
         .run_command(&args, &CancellationToken::new(), &|_| {})
-        .await
+        .await;
+    without_wall_time(result)
 }
 
+fn without_wall_time(mut result: Result<ToolOutput, ToolError>) -> Result<ToolOutput, ToolError> {
+    if let Ok(ToolOutput {
+        structured_content: Some(Value::Object(members)),
+        ..
+    }) = &mut result
+    {
+        assert!(members["wall_time_seconds"].is_number(), "{members:?}");
+        members.insert("wall_time_seconds".into(), json!(0));
+    }
+    result
+}
+
+/// Pi 1.6's `structuredContent` of an output that was not cut.
+fn structured(output: &str, exit_code: i32) -> Option<Value> {
+    Some(
+        json!({"output": output, "truncated": false, "exit_code": exit_code, "wall_time_seconds": 0}),
+    )
+}
+
+/// A successful result whose text is the whole output.
 fn text(text: &str) -> Result<ToolOutput, ToolError> {
-    Ok(ToolOutput::text(text))
+    done(text, text)
+}
+
+/// A successful result: `text` for the model, `output` in `structuredContent`.
+fn done(text: &str, output: &str) -> Result<ToolOutput, ToolError> {
+    Ok(ToolOutput {
+        structured_content: structured(output, 0),
+        ..ToolOutput::text(text)
+    })
+}
+
+/// The error result of a command that exited with `code` (returned, not thrown, in Pi 1.6).
+fn exited(text: &str, output: &str, code: i32) -> Result<ToolOutput, ToolError> {
+    Ok(ToolOutput {
+        structured_content: structured(output, code),
+        is_error: Some(true),
+        ..ToolOutput::text(text)
+    })
 }
 
 fn error(text: &str) -> Result<ToolOutput, ToolError> {
@@ -133,7 +174,7 @@ async fn empty_output_reads_no_output() {
     let dir = tempfile::tempdir().unwrap();
     assert_eq!(
         run(dir.path(), json!({"command": "true"})).await,
-        text("(no output)")
+        done("(no output)", "")
     );
 }
 
@@ -147,24 +188,25 @@ async fn stdin_is_empty() {
 }
 
 #[tokio::test]
-async fn non_zero_exit_fails_with_the_output_and_the_code() {
+async fn non_zero_exit_returns_an_error_result_with_the_output_and_the_code() {
     let dir = tempfile::tempdir().unwrap();
     assert_eq!(
         run(dir.path(), json!({"command": "echo oops; exit 3"})).await,
-        error("oops\n\n\nCommand exited with code 3")
+        exited("oops\n\n\nCommand exited with code 3", "oops\n", 3)
     );
+    // shared/fixtures/pi-1.6/json-badargs.new.jsonl: the same text and structuredContent.
     assert_eq!(
         run(dir.path(), json!({"command": "exit 3"})).await,
-        error("(no output)\n\nCommand exited with code 3")
+        exited("(no output)\n\nCommand exited with code 3", "", 3)
     );
 }
 
 #[tokio::test]
-async fn a_shell_killed_by_a_foreign_signal_counts_as_success_like_pi() {
+async fn a_shell_killed_by_a_signal_exits_with_128_plus_the_signal_number() {
     let dir = tempfile::tempdir().unwrap();
     assert_eq!(
         run(dir.path(), json!({"command": "echo before; kill -9 $$"})).await,
-        text("before\n")
+        exited("before\n\n\nCommand exited with code 137", "before\n", 137)
     );
 }
 
@@ -200,7 +242,9 @@ async fn long_output_keeps_the_last_lines_and_saves_everything() {
         .unwrap();
 
     let full: String = (1..=3000).map(|n| format!("{n}\n")).collect();
-    let kept: String = (1002..=3000).map(|n| format!("{n}\n")).collect();
+    // Pi 1.6 counts lines without the empty one after the trailing newline.
+    let kept: Vec<String> = (1001..=3000).map(|n| n.to_string()).collect();
+    let kept = kept.join("\n");
     let details = result.details.clone().unwrap();
     let path = details["fullOutputPath"].as_str().unwrap().to_owned();
     assert!(
@@ -213,7 +257,7 @@ async fn long_output_keeps_the_last_lines_and_saves_everything() {
         content: kept.clone(),
         truncated: true,
         truncated_by: Some(TruncatedBy::Lines),
-        total_lines: 3001,
+        total_lines: 3000,
         total_bytes: full.len(),
         output_lines: 2000,
         output_bytes: kept.len(),
@@ -227,11 +271,12 @@ async fn long_output_keeps_the_last_lines_and_saves_everything() {
             "truncation": serde_json::to_value(&truncation).unwrap(),
             "fullOutputPath": path,
         })),
+        structured_content: structured(&full, 0),
         ..ToolOutput::text(format!(
-            "{kept}\n\n[Showing lines 1002-3001 of 3001. Full output: {path}]"
+            "{kept}\n\n[Showing lines 1001-3000 of 3000. Full output: {path}]"
         ))
     };
-    assert_eq!(result, expected);
+    assert_eq!(without_wall_time(Ok(result)), Ok(expected));
     std::fs::remove_file(path).unwrap();
 }
 
@@ -265,12 +310,13 @@ async fn output_over_the_byte_limit_names_the_limit() {
     let details = result.details.clone().unwrap();
     let path = details["fullOutputPath"].as_str().unwrap().to_owned();
     assert_eq!(std::fs::read(&path).unwrap().len(), 100_000);
-    // The empty last line costs nothing; each line before it 100 bytes: 512 fit in 51200.
-    let kept: String = (489..=1000).map(|n| format!("{n:099}\n")).collect();
+    // The last line costs 99 bytes, each one before it 100: 512 fit in 51200.
+    let kept: Vec<String> = (489..=1000).map(|n| format!("{n:099}")).collect();
+    let kept = kept.join("\n");
     assert_eq!(
         result.content,
         vec![ContentBlock::text(format!(
-            "{kept}\n\n[Showing lines 489-1001 of 1001 (50.0KB limit). Full output: {path}]"
+            "{kept}\n\n[Showing lines 489-1000 of 1000 (50.0KB limit). Full output: {path}]"
         ))]
     );
     std::fs::remove_file(path).unwrap();
@@ -336,7 +382,7 @@ async fn the_command_prefix_runs_first() {
             &|_| {},
         )
         .await;
-    assert_eq!(result, text("hi\n"));
+    assert_eq!(without_wall_time(result), text("hi\n"));
 }
 
 #[tokio::test]
@@ -396,16 +442,14 @@ fn name_description_and_schema_are_pis() {
         tool.description(),
         "Execute a bash command in the current working directory. Returns stdout and stderr. Output is truncated to last 2000 lines or 50KB (whichever is hit first). If truncated, full output is saved to a temp file. Optionally provide a timeout in seconds."
     );
+    // TypeBox's key order, byte for byte as Pi 1.6 sends it.
     assert_eq!(
-        tool.parameters(),
-        &json!({
-            "type": "object",
-            "properties": {
-                "command": {"type": "string", "description": "Bash command to execute"},
-                "timeout": {"type": "number", "description": "Timeout in seconds (optional, no default timeout)"}
-            },
-            "required": ["command"]
-        })
+        serde_json::to_string(tool.parameters()).unwrap(),
+        r#"{"type":"object","required":["command"],"properties":{"command":{"type":"string","description":"Shell command to execute"},"timeout":{"type":"number","description":"Timeout in seconds (optional, no default timeout)"}}}"#
+    );
+    assert_eq!(
+        tool.constrained_sampling(),
+        Some(json!({"type": "json_schema", "strict": "prefer"}))
     );
 }
 
@@ -484,4 +528,147 @@ async fn updates_stream_while_the_command_runs() {
     assert!(!is_error);
     assert_eq!(result.content, vec![ContentBlock::text("first\nsecond\n")]);
     assert_eq!(result.details, None);
+}
+
+#[tokio::test]
+async fn a_models_call_sees_the_session_and_model_in_pi_variables() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = FauxProvider::new().model();
+    let context = ToolContext {
+        session_id: Some("s-1".into()),
+        session_file: Some("/sessions/s-1.jsonl".into()),
+        model: Some(model),
+        thinking_level: Some(ThinkingLevel::High),
+    };
+    let command = "env | grep -E '^(PI_|AI_AGENT=)' | sort";
+    let result = BashTool::new(dir.path())
+        .run_command_with(
+            &json!({"command": command}),
+            &CancellationToken::new(),
+            &|_| {},
+            &ShellEnv::for_call(&context),
+        )
+        .await;
+    let expected = "AI_AGENT=rho\nPI_MODEL=faux-1\nPI_PROVIDER=faux\nPI_REASONING_LEVEL=high\nPI_SESSION_FILE=/sessions/s-1.jsonl\nPI_SESSION_ID=s-1\n";
+    assert_eq!(without_wall_time(result), text(expected));
+}
+
+#[tokio::test]
+async fn a_command_outside_a_session_gets_only_the_agent_marker() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = "env | grep -E '^(PI_|AI_AGENT=)' | sort";
+    assert_eq!(
+        run(dir.path(), json!({"command": command})).await,
+        text("AI_AGENT=rho\n")
+    );
+}
+
+#[tokio::test]
+async fn structured_output_over_one_mebibyte_keeps_both_ends_around_a_marker() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = "head -c 1000000 /dev/zero | tr '\\0' a; head -c 1000000 /dev/zero | tr '\\0' b";
+    let result = run(dir.path(), json!({"command": command})).await.unwrap();
+    let structured = result.structured_content.unwrap();
+    let path = result.details.unwrap()["fullOutputPath"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let output = format!(
+        "{}\n\n[... 951424 bytes omitted ...]\n\n{}",
+        "a".repeat(524_288),
+        "b".repeat(524_288)
+    );
+    assert_eq!(
+        structured,
+        json!({"output": output, "truncated": true, "full_output_path": path, "exit_code": 0, "wall_time_seconds": 0})
+    );
+    // Key order as Pi builds the object.
+    let keys: Vec<&String> = structured.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "output",
+            "truncated",
+            "full_output_path",
+            "exit_code",
+            "wall_time_seconds"
+        ]
+    );
+    std::fs::remove_file(path).unwrap();
+}
+
+#[tokio::test]
+async fn a_timeout_after_the_shell_exited_blames_the_background_writers() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = "(for i in $(seq 1 60); do echo x; sleep 0.05; done) &";
+    let result = run(dir.path(), json!({"command": command, "timeout": 1})).await;
+    let Err(ToolError(text)) = result else {
+        panic!("a timeout is an error: {result:?}");
+    };
+    assert!(text.starts_with("x\nx\n"), "{text}");
+    assert!(
+        text.ends_with("\n\nCommand timed out after 1 seconds. The shell exited with code 0 after 0 seconds, but background processes it started kept writing output until the timeout."),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_timeout_that_is_not_a_positive_number_of_seconds_below_nodes_limit_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for timeout in [json!(0), json!(-1)] {
+        assert_eq!(
+            run(
+                dir.path(),
+                json!({"command": "touch ran", "timeout": timeout})
+            )
+            .await,
+            error("Invalid timeout: must be a finite number of seconds")
+        );
+    }
+    assert_eq!(
+        run(dir.path(), json!({"command": "touch ran", "timeout": 1e10})).await,
+        error("Invalid timeout: maximum is 2147483.647 seconds")
+    );
+    assert!(!dir.path().join("ran").exists());
+}
+
+/// shared/fixtures/pi-1.6/json-bashlong.new.jsonl: a short line, then one of 120,000 bytes
+/// ended by a newline. Pi 1.6 counts 2 lines (the trailing newline starts none), shows the last
+/// 50 KB of line 2, and calls the open line after it 0 B long.
+#[tokio::test]
+async fn a_long_last_line_shows_its_tail_with_pi_1_6s_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = "echo first; head -c 120000 /dev/zero | tr '\\0' x; echo";
+    let result = run(dir.path(), json!({"command": command})).await.unwrap();
+    let details = result.details.clone().unwrap();
+    let path = details["fullOutputPath"].as_str().unwrap().to_owned();
+    let truncation = &details["truncation"];
+    assert_eq!(
+        (
+            &truncation["truncated"],
+            &truncation["truncatedBy"],
+            &truncation["totalLines"],
+            &truncation["totalBytes"],
+            &truncation["outputLines"],
+            &truncation["outputBytes"],
+            &truncation["lastLinePartial"],
+        ),
+        (
+            &json!(true),
+            &json!("bytes"),
+            &json!(2),
+            &json!(120_007),
+            &json!(1),
+            &json!(51_200),
+            &json!(true)
+        )
+    );
+    assert_eq!(
+        result.content,
+        vec![ContentBlock::text(format!(
+            "{}\n\n[Showing last 50.0KB of line 2 (line is 0B). Full output: {path}]",
+            "x".repeat(51_200)
+        ))]
+    );
+    std::fs::remove_file(path).unwrap();
 }

@@ -7,6 +7,7 @@
 //! identical texts, and one ~1000-line file with many changes.
 
 use rho_host::tools::edit::diff::{CONTEXT_LINES, DiffText, diff_text};
+use rho_host::tools::edit::patch::patch_text;
 use serde_json::Value;
 
 /// One recorded case: the inputs and Pi's result.
@@ -103,4 +104,29 @@ fn a_long_unchanged_file_with_one_change_in_the_middle_shows_only_its_context() 
         first_changed_line: Some(2500),
     };
     assert_eq!(diff_text(&old, &new, CONTEXT_LINES), expected);
+}
+
+/// `data/edit_patch_cases.jsonl`: the same old/new texts with the patch Pi 1.6.0's
+/// `generateUnifiedPatch("src/f.txt", old, new)` (jsdiff 8.0.4, 4 context lines, file headers
+/// only) produced for them under Node 22.
+#[test]
+fn every_recorded_case_gets_pis_exact_unified_patch() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/edit_patch_cases.jsonl"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut checked = 0;
+    for (i, line) in text.lines().filter(|line| !line.is_empty()).enumerate() {
+        let case: Value = serde_json::from_str(line).unwrap();
+        let field = |key: &str| case[key].as_str().unwrap();
+        assert_eq!(
+            patch_text("src/f.txt", field("old"), field("new"), CONTEXT_LINES),
+            field("patch"),
+            "case {i} (line {} of the data file)",
+            i + 1
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 53, "the data file lost or gained cases");
 }

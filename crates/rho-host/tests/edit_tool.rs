@@ -26,13 +26,30 @@ fn on_disk(dir: &tempfile::TempDir) -> Vec<u8> {
     std::fs::read(dir.path().join("f.txt")).unwrap()
 }
 
+/// Edits `f.txt`; a success's `details.patch` is checked for its headers and taken out (its
+/// exact text is `edit_diff`'s business), so results compare whole.
 async fn edit(dir: &Path, edits: Value) -> Result<ToolOutput, ToolError> {
-    tool(dir)
+    let mut result = tool(dir)
         .edit_file(
             &json!({"path": "f.txt", "edits": edits}),
             &CancellationToken::new(),
         )
-        .await
+        .await;
+    if let Ok(ToolOutput {
+        details: Some(Value::Object(details)),
+        ..
+    }) = &mut result
+    {
+        let patch = details.shift_remove("patch").unwrap();
+        assert!(
+            patch
+                .as_str()
+                .unwrap()
+                .starts_with("--- f.txt\n+++ f.txt\n@@ -"),
+            "{patch}"
+        );
+    }
+    result
 }
 
 /// A successful result with Pi's text and details.
@@ -53,41 +70,6 @@ async fn failure(content: &str, edits: Value) -> String {
         "a failed edit must not write"
     );
     error.0
-}
-
-#[test]
-fn the_tool_declares_pis_name_description_and_schema() {
-    let tool = tool(Path::new("/tmp"));
-    assert_eq!(tool.name(), "edit");
-    assert_eq!(
-        tool.description(),
-        "Edit a single file using exact text replacement. Every edits[].oldText must match a unique, non-overlapping region of the original file. If two changes affect the same block or nearby lines, merge them into one edit instead of emitting overlapping edits. Do not include large unchanged regions just to connect distant changes."
-    );
-    let expected = json!({
-        "type": "object",
-        "required": ["path", "edits"],
-        "properties": {
-            "path": {"type": "string", "description": "Path to the file to edit (relative or absolute)"},
-            "edits": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "required": ["oldText", "newText"],
-                    "properties": {
-                        "oldText": {"type": "string", "description": "Exact text for one targeted replacement. It must be unique in the original file and must not overlap with any other edits[].oldText in the same call."},
-                        "newText": {"type": "string", "description": "Replacement text for this targeted edit."}
-                    },
-                    "additionalProperties": false
-                },
-                "description": "One or more targeted replacements. Each edit is matched against the original file, not incrementally. Do not include overlapping or nested edits. If two changes touch the same block or nearby lines, merge them into one edit instead."
-            }
-        },
-        "additionalProperties": false
-    });
-    assert_eq!(
-        serde_json::to_string(tool.parameters()).unwrap(),
-        serde_json::to_string(&expected).unwrap()
-    );
 }
 
 #[tokio::test]
@@ -444,9 +426,22 @@ fn prepare_arguments_parses_stringified_edits() {
         tool.prepare_arguments(raw),
         Ok(json!({"path": "f.txt", "edits": [{"oldText": "a", "newText": "b"}]}))
     );
-    // A string that is not a JSON array is left for validation to reject.
-    let not_array = json!({"path": "f.txt", "edits": "{\"oldText\":\"a\"}"});
-    assert_eq!(tool.prepare_arguments(not_array.clone()), Ok(not_array));
+    // Pi 1.6: one edit object, as a JSON string or as it is, becomes a one-item list.
+    let single = json!({"path": "f.txt", "edits": "{\"oldText\":\"a\",\"newText\":\"b\"}"});
+    assert_eq!(
+        tool.prepare_arguments(single),
+        Ok(json!({"path": "f.txt", "edits": [{"oldText": "a", "newText": "b"}]}))
+    );
+    let single = json!({"path": "f.txt", "edits": {"oldText": "a", "newText": "b"}});
+    assert_eq!(
+        tool.prepare_arguments(single),
+        Ok(json!({"path": "f.txt", "edits": [{"oldText": "a", "newText": "b"}]}))
+    );
+    // Anything else is left for validation to reject.
+    let not_an_edit = json!({"path": "f.txt", "edits": "{\"oldText\":\"a\"}"});
+    assert_eq!(tool.prepare_arguments(not_an_edit.clone()), Ok(not_an_edit));
+    let not_json = json!({"path": "f.txt", "edits": "[{"});
+    assert_eq!(tool.prepare_arguments(not_json.clone()), Ok(not_json));
 }
 
 #[test]
@@ -483,6 +478,36 @@ async fn the_legacy_form_edits_the_file_after_preparation() {
         .edit_file(&args, &CancellationToken::new())
         .await
         .unwrap();
-    assert_eq!(output, success(1, "-1 hello\n+1 bye", 1));
+    let expected = ToolOutput {
+        details: Some(json!({
+            "diff": "-1 hello\n+1 bye",
+            "patch": "--- f.txt\n+++ f.txt\n@@ -1,1 +1,1 @@\n-hello\n+bye\n",
+            "firstChangedLine": 1
+        })),
+        ..success(1, "", 1)
+    };
+    assert_eq!(output, expected);
     assert_eq!(on_disk(&dir), b"bye\n");
+}
+
+/// shared/fixtures/pi-1.6/json-edit.new.jsonl: Pi 1.6's whole details for one replacement,
+/// `diff`, `patch` and `firstChangedLine` in that order.
+#[tokio::test]
+async fn details_carry_pis_unified_patch_after_the_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    let source = "export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function mul(a: number, b: number): number {\n  return a * b;\n}\n";
+    std::fs::write(dir.path().join("src/math.ts"), source).unwrap();
+    let result = tool(dir.path())
+        .edit_file(
+            &json!({"path": "src/math.ts", "edits": [{"oldText": "return a + b;", "newText": "return b + a;"}]}),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    let details = serde_json::to_string(&result.details).unwrap();
+    assert_eq!(
+        details,
+        r#"{"diff":" 1 export function add(a: number, b: number): number {\n-2   return a + b;\n+2   return b + a;\n 3 }\n 4 \n 5 export function mul(a: number, b: number): number {\n 6   return a * b;\n   ...","patch":"--- src/math.ts\n+++ src/math.ts\n@@ -1,6 +1,6 @@\n export function add(a: number, b: number): number {\n-  return a + b;\n+  return b + a;\n }\n \n export function mul(a: number, b: number): number {\n   return a * b;\n","firstChangedLine":2}"#
+    );
 }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use rho_agent::{AgentTool, ToolError, ToolOutput};
+use rho_agent::{ToolError, ToolOutput};
 use rho_host::tools::FindTool;
 use rho_host::tools::truncate::truncate_head;
 use serde_json::{Value, json};
@@ -26,28 +26,6 @@ async fn find(dir: &Path, args: Value) -> Result<ToolOutput, ToolError> {
         .await
 }
 
-#[test]
-fn find_declares_pis_name_description_and_schema() {
-    let tool = FindTool::new("/");
-    assert_eq!(tool.name(), "find");
-    assert_eq!(
-        tool.description(),
-        "Search for files by glob pattern. Returns matching file paths relative to the search directory. Respects .gitignore. Output is truncated to 1000 results or 50KB (whichever is hit first)."
-    );
-    assert_eq!(
-        tool.parameters(),
-        &json!({
-            "type": "object",
-            "properties": {
-                "pattern": {"type": "string", "description": "Glob pattern to match files, e.g. '*.ts', '**/*.json', or 'src/**/*.spec.ts'"},
-                "path": {"type": "string", "description": "Directory to search in (default: current directory)"},
-                "limit": {"type": "number", "description": "Maximum number of results (default: 1000)"}
-            },
-            "required": ["pattern"]
-        })
-    );
-}
-
 #[tokio::test]
 async fn results_are_relative_sorted_and_directories_end_with_a_slash() {
     let dir = tree(&[
@@ -67,17 +45,31 @@ async fn results_are_relative_sorted_and_directories_end_with_a_slash() {
 }
 
 #[tokio::test]
-async fn a_pattern_with_a_slash_matches_the_path_anywhere_below_the_search_dir() {
+async fn a_pattern_with_a_slash_is_anchored_at_the_search_dir() {
     let dir = tree(&[
         "src/a.spec.ts",
         "src/sub/b.spec.ts",
         "lib/src/c.spec.ts",
         "d.spec.ts",
     ]);
+    // Pi 1.6 (find.js): `<escaped search dir>/<pattern>`, so `src/` means the top one.
     let out = find(dir.path(), json!({"pattern": "src/*.spec.ts"}))
         .await
         .unwrap();
+    assert_eq!(out, ToolOutput::text("src/a.spec.ts"));
+    let out = find(dir.path(), json!({"pattern": "./src/*.spec.ts"}))
+        .await
+        .unwrap();
+    assert_eq!(out, ToolOutput::text("src/a.spec.ts"));
+    let out = find(dir.path(), json!({"pattern": "**/src/*.spec.ts"}))
+        .await
+        .unwrap();
     assert_eq!(out, ToolOutput::text("lib/src/c.spec.ts\nsrc/a.spec.ts"));
+    // An all-lower-case path pattern ignores case.
+    let out = find(dir.path(), json!({"pattern": "SRC/*.spec.ts"}))
+        .await
+        .unwrap();
+    assert_eq!(out, ToolOutput::text("No files found matching pattern"));
 }
 
 #[tokio::test]
@@ -122,20 +114,24 @@ async fn the_result_limit_says_how_to_get_more() {
 }
 
 #[tokio::test]
-async fn a_zero_limit_is_no_limit_but_still_gets_the_notice() {
-    let dir = tree(&["a.txt"]);
+async fn the_limit_is_at_least_one_and_floored_and_an_exact_fit_has_no_notice() {
+    let dir = tree(&["a.txt", "b.txt"]);
     let out = find(dir.path(), json!({"pattern": "*", "limit": 0}))
         .await
         .unwrap();
     assert_eq!(
         out,
         ToolOutput {
-            details: Some(json!({"resultLimitReached": 0})),
+            details: Some(json!({"resultLimitReached": 1})),
             ..ToolOutput::text(
-                "a.txt\n\n[0 results limit reached. Use limit=0 for more, or refine pattern]"
+                "a.txt\n\n[1 results limit reached. Use limit=2 for more, or refine pattern]"
             )
         }
     );
+    let out = find(dir.path(), json!({"pattern": "*", "limit": 2.9}))
+        .await
+        .unwrap();
+    assert_eq!(out, ToolOutput::text("a.txt\nb.txt"));
 }
 
 #[tokio::test]

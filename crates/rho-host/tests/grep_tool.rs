@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use rho_agent::{AgentTool, ToolError, ToolOutput};
+use rho_agent::{ToolError, ToolOutput};
 use rho_host::tools::GrepTool;
 use rho_host::tools::truncate::truncate_head;
 use serde_json::{Value, json};
@@ -26,32 +26,6 @@ async fn grep(dir: &Path, args: Value) -> Result<ToolOutput, ToolError> {
     GrepTool::new(dir)
         .grep(&args, &CancellationToken::new())
         .await
-}
-
-#[test]
-fn grep_declares_pis_name_description_and_schema() {
-    let tool = GrepTool::new("/");
-    assert_eq!(tool.name(), "grep");
-    assert_eq!(
-        tool.description(),
-        "Search file contents for a pattern. Returns matching lines with file paths and line numbers. Respects .gitignore. Output is truncated to 100 matches or 50KB (whichever is hit first). Long lines are truncated to 500 chars."
-    );
-    assert_eq!(
-        tool.parameters(),
-        &json!({
-            "type": "object",
-            "properties": {
-                "pattern": {"type": "string", "description": "Search pattern (regex or literal string)"},
-                "path": {"type": "string", "description": "Directory or file to search (default: current directory)"},
-                "glob": {"type": "string", "description": "Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'"},
-                "ignoreCase": {"type": "boolean", "description": "Case-insensitive search (default: false)"},
-                "literal": {"type": "boolean", "description": "Treat pattern as literal string instead of regex (default: false)"},
-                "context": {"type": "number", "description": "Number of lines to show before and after each match (default: 0)"},
-                "limit": {"type": "number", "description": "Maximum number of matches to return (default: 100)"}
-            },
-            "required": ["pattern"]
-        })
-    );
 }
 
 #[tokio::test]

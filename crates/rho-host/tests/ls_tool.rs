@@ -82,11 +82,26 @@ async fn the_entry_limit_says_how_to_get_more() {
 }
 
 #[tokio::test]
-async fn a_zero_limit_lists_nothing_and_reads_as_empty() {
+async fn the_limit_is_at_least_one_and_floored() {
     let dir = tempfile::tempdir().unwrap();
-    touch(dir.path(), &["a"]);
+    touch(dir.path(), &["a", "b", "c"]);
+    // Pi 1.6 (ls.js): `max(1, floor(limit ?? 500))`.
     let out = ls(dir.path(), json!({"limit": 0})).await.unwrap();
-    assert_eq!(out, ToolOutput::text("(empty directory)"));
+    assert_eq!(
+        out,
+        ToolOutput {
+            details: Some(json!({"entryLimitReached": 1})),
+            ..ToolOutput::text("a\n\n[1 entries limit reached. Use limit=2 for more]")
+        }
+    );
+    let out = ls(dir.path(), json!({"limit": 2.9})).await.unwrap();
+    assert_eq!(
+        out,
+        ToolOutput {
+            details: Some(json!({"entryLimitReached": 2})),
+            ..ToolOutput::text("a\nb\n\n[2 entries limit reached. Use limit=4 for more]")
+        }
+    );
 }
 
 #[tokio::test]

@@ -12,6 +12,7 @@ use image::codecs::png::PngEncoder;
 use image::codecs::webp::WebPEncoder;
 use image::{DynamicImage, ImageFormat, Rgb, RgbImage, Rgba, RgbaImage};
 use rho_agent::ToolOutput;
+use rho_ai::faux::FauxProvider;
 use rho_ai::{ContentBlock, ImageContent};
 use rho_host::tools::ReadTool;
 use serde_json::json;
@@ -103,9 +104,12 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) {
     std::fs::write(dir.join(name), bytes).unwrap();
 }
 
-/// The expected `[text, image]` result with no details.
+/// The expected `[text, image]` result with no details, and Pi 1.6's `structuredContent`.
 fn image_result(text: &str, data: String, mime_type: &str) -> ToolOutput {
     ToolOutput {
+        structured_content: Some(
+            json!({"type": "image", "data": data, "mimeType": mime_type, "note": text}),
+        ),
         content: vec![
             ContentBlock::text(text),
             ContentBlock::Image(ImageContent {
@@ -114,6 +118,15 @@ fn image_result(text: &str, data: String, mime_type: &str) -> ToolOutput {
             }),
         ],
         ..ToolOutput::default()
+    }
+}
+
+/// The expected text-only result: the text is also its `structuredContent`.
+fn text_result(text: impl Into<String>) -> ToolOutput {
+    let text = text.into();
+    ToolOutput {
+        structured_content: Some(json!(text)),
+        ..ToolOutput::text(text)
     }
 }
 
@@ -170,7 +183,7 @@ async fn a_text_file_named_png_is_read_as_text() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "x.png", b"not an image\n");
     let output = read_with(ReadTool::new(dir.path()), "x.png").await;
-    assert_eq!(output, ToolOutput::text("not an image\n"));
+    assert_eq!(output, text_result("not an image\n"));
 }
 
 #[tokio::test]
@@ -184,14 +197,14 @@ async fn an_animated_png_or_a_jpeg_ls_header_is_read_as_text() {
     let output = read_with(ReadTool::new(dir.path()), "a.png").await;
     assert_eq!(
         output,
-        ToolOutput::text(String::from_utf8_lossy(&apng).into_owned())
+        text_result(String::from_utf8_lossy(&apng).into_owned())
     );
 
     write(dir.path(), "l.jpg", b"\xFF\xD8\xFF\xF7 jpeg-ls");
     let output = read_with(ReadTool::new(dir.path()), "l.jpg").await;
     assert_eq!(
         output,
-        ToolOutput::text("\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD} jpeg-ls")
+        text_result("\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD} jpeg-ls")
     );
 }
 
@@ -264,36 +277,48 @@ async fn an_image_that_cannot_be_shrunk_enough_is_omitted_with_a_note() {
     let output = read_with(tool, "x.png").await;
     assert_eq!(
         output,
-        ToolOutput::text(
+        text_result(
             "Read image file [image/png]\n[Image omitted: could not be resized below the inline image size limit.]"
         )
     );
 }
 
 #[tokio::test]
-async fn a_non_vision_model_gets_the_omission_line_after_the_notes() {
+async fn a_non_vision_model_gets_the_image_and_is_named_in_the_details() {
     let dir = tempfile::tempdir().unwrap();
     let png = png_bytes(&gradient(4, 3));
     write(dir.path(), "x.png", &png);
-    let tool = ReadTool::new(dir.path()).with_model_supports_images(false);
-    let output = read_with(tool, "x.png").await;
+    let mut model = FauxProvider::new().model();
+    model.input = vec!["text".into()];
+    let args = json!({"path": "x.png"});
+    let cancel = CancellationToken::new();
+    let output = ReadTool::new(dir.path())
+        .read_file_for(&args, &cancel, Some(&model))
+        .await
+        .unwrap();
+    // Pi 1.6: no note in the text any more; details name the model.
     assert_eq!(
         output,
-        image_result(
-            "Read image file [image/png]\n[Current model does not support images. The image will be omitted from this request.]",
-            STANDARD.encode(&png),
-            "image/png"
-        )
+        ToolOutput {
+            details: Some(json!({"imageUnsupportedByModel": "faux-1"})),
+            ..image_result(
+                "Read image file [image/png]",
+                STANDARD.encode(&png),
+                "image/png"
+            )
+        }
     );
 
-    let tool = ReadTool::new(dir.path())
-        .with_model_supports_images(false)
-        .with_image_max_bytes(8);
-    let output = read_with(tool, "x.png").await;
+    // An image omitted anyway leaves no details.
+    let output = ReadTool::new(dir.path())
+        .with_image_max_bytes(8)
+        .read_file_for(&args, &cancel, Some(&model))
+        .await
+        .unwrap();
     assert_eq!(
         output,
-        ToolOutput::text(
-            "Read image file [image/png]\n[Image omitted: could not be resized below the inline image size limit.]\n[Current model does not support images. The image will be omitted from this request.]"
+        text_result(
+            "Read image file [image/png]\n[Image omitted: could not be resized below the inline image size limit.]"
         )
     );
 }
@@ -324,7 +349,7 @@ async fn an_undecodable_image_is_omitted() {
     let output = read_with(ReadTool::new(dir.path()), "broken.png").await;
     assert_eq!(
         output,
-        ToolOutput::text(
+        text_result(
             "Read image file [image/png]\n[Image omitted: could not be resized below the inline image size limit.]"
         )
     );
@@ -337,22 +362,92 @@ fn the_default_limit_is_pi_s_four_and_a_half_mebibytes() {
 }
 
 #[test]
-fn sniffing_skips_utf8_byte_order_marks_and_needs_two_bytes() {
+fn sniffing_follows_pi_1_6s_signatures() {
     use rho_host::tools::image::{ImageMime, detect_image_mime};
-    assert_eq!(
-        detect_image_mime(b"\xEF\xBB\xBF\xEF\xBB\xBFGIF89a"),
-        Some(ImageMime::Gif)
-    );
-    assert_eq!(detect_image_mime(b"\xFF"), None);
-    assert_eq!(detect_image_mime(b""), None);
-    assert_eq!(detect_image_mime(b"\xFF\xD8\xFF"), Some(ImageMime::Jpeg));
-    assert_eq!(detect_image_mime(b"RIFF\0\0\0\0WAVE"), None);
-    assert_eq!(
-        detect_image_mime(b"RIFF\0\0\0\0WEBPVP8 "),
-        Some(ImageMime::Webp)
-    );
+    // Pi 1.6.0's detectSupportedImageMimeType on the same bytes (Node 22).
+    let png = |chunks: &[u8]| [b"\x89PNG\r\n\x1a\n".as_slice(), chunks].concat();
+    let cases: [(&[u8], Option<ImageMime>); 12] = [
+        (b"\xEF\xBB\xBFGIF89a", None),
+        (b"\xFF", None),
+        (b"", None),
+        (b"\xFF\xD8\xFF", Some(ImageMime::Jpeg)),
+        (b"\xFF\xD8\xFF\xF7x", None),
+        (b"RIFF\0\0\0\0WAVE", None),
+        (b"RIFF\0\0\0\0WEBPVP8 ", Some(ImageMime::Webp)),
+        (b"GIF87a", Some(ImageMime::Gif)),
+        (b"GIF8", None),
+        (b"GIF90a", None),
+        (&png(b""), None),
+        (&png(b"\0\0\0\x0dIHDR"), Some(ImageMime::Png)),
+    ];
+    for (bytes, expected) in cases {
+        assert_eq!(detect_image_mime(bytes), expected, "{bytes:?}");
+    }
     // A PNG signature 4100 bytes in is past the sniffed prefix.
     let mut late = vec![b' '; 4100];
     late.extend_from_slice(b"\x89PNG\r\n\x1a\n");
     assert_eq!(detect_image_mime(&late), None);
+}
+
+/// A 3×2 24-bit BMP, every pixel red.
+fn red_bmp() -> Vec<u8> {
+    let (width, height) = (3u32, 2u32);
+    let row: Vec<u8> = [0u8, 0, 255].repeat(width as usize);
+    let padding = (4 - row.len() % 4) % 4;
+    let mut pixels = Vec::new();
+    for _ in 0..height {
+        pixels.extend_from_slice(&row);
+        pixels.extend(std::iter::repeat_n(0u8, padding));
+    }
+    let size = 14 + 40 + pixels.len() as u32;
+    let mut bmp = b"BM".to_vec();
+    bmp.extend(size.to_le_bytes());
+    bmp.extend([0u8; 4]);
+    bmp.extend(54u32.to_le_bytes());
+    bmp.extend(40u32.to_le_bytes());
+    bmp.extend(width.to_le_bytes());
+    bmp.extend(height.to_le_bytes());
+    bmp.extend(1u16.to_le_bytes());
+    bmp.extend(24u16.to_le_bytes());
+    bmp.extend(0u32.to_le_bytes());
+    bmp.extend((pixels.len() as u32).to_le_bytes());
+    bmp.extend([0u8; 16]);
+    bmp.extend(pixels);
+    bmp
+}
+
+#[tokio::test]
+async fn a_bmp_is_sent_as_png_with_pis_conversion_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "red.bmp", &red_bmp());
+    // Pi 1.6.0's processImage on the same bytes: image/png, hint "[Image converted from image/bmp
+    // to image/png.]", with and without auto-resize.
+    for tool in [
+        ReadTool::new(dir.path()),
+        ReadTool::new(dir.path()).with_auto_resize_images(false),
+    ] {
+        let output = read_with(tool, "red.bmp").await;
+        assert_eq!(
+            output.content[0],
+            ContentBlock::text(
+                "Read image file [image/png]\n[Image converted from image/bmp to image/png.]"
+            )
+        );
+        assert_eq!(attached(&output), (ImageFormat::Png, 3, 2));
+    }
+}
+
+#[tokio::test]
+async fn a_bmp_that_cannot_be_decoded_is_omitted_with_pis_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bmp = red_bmp();
+    bmp.truncate(60);
+    write(dir.path(), "broken.bmp", &bmp);
+    let output = read_with(ReadTool::new(dir.path()), "broken.bmp").await;
+    assert_eq!(
+        output,
+        text_result(
+            "Read image file [image/bmp]\n[Image omitted: could not be converted to a supported inline image format.]"
+        )
+    );
 }

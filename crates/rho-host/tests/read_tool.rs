@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use rho_agent::{AgentTool, ToolError, ToolOutput};
+use rho_agent::{ToolError, ToolOutput};
 use rho_host::tools::ReadTool;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -30,36 +30,19 @@ async fn read_err(cwd: &Path, args: Value) -> String {
     read(cwd, args).await.unwrap_err().0
 }
 
+/// The one text block, which is also the result's `structuredContent` (Pi 1.6's `toReadOutput`).
 fn only_text(output: &ToolOutput) -> &str {
     assert_eq!(output.content.len(), 1);
-    output.content[0].as_text().unwrap()
+    let text = output.content[0].as_text().unwrap();
+    assert_eq!(
+        output.structured_content,
+        Some(Value::String(text.to_owned()))
+    );
+    text
 }
 
 fn numbered_lines(from: usize, to: usize) -> Vec<String> {
     (from..=to).map(|n| format!("line {n}")).collect()
-}
-
-#[test]
-fn the_tool_declares_pi_name_description_and_schema() {
-    let tool = ReadTool::new("/");
-    assert_eq!(tool.name(), "read");
-    assert_eq!(tool.label(), "read");
-    assert_eq!(
-        tool.description(),
-        "Read the contents of a file. Supports text files and images (jpg, png, gif, webp). Images are sent as attachments. For text files, output is truncated to 2000 lines or 50KB (whichever is hit first). Use offset/limit for large files. When you need the full file, continue with offset until complete."
-    );
-    assert_eq!(
-        tool.parameters(),
-        &json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "Path to the file to read (relative or absolute)"},
-                "offset": {"type": "number", "description": "Line number to start reading from (1-indexed)"},
-                "limit": {"type": "number", "description": "Maximum number of lines to read"}
-            },
-            "required": ["path"]
-        })
-    );
 }
 
 #[tokio::test]
@@ -138,7 +121,9 @@ async fn a_long_file_stops_at_2000_lines_with_a_continuation_notice() {
     let truncation = &out.details.as_ref().unwrap()["truncation"];
     assert_eq!(truncation["truncated"], true);
     assert_eq!(truncation["truncatedBy"], "lines");
-    assert_eq!(truncation["totalLines"], 2501);
+    // Pi 1.6 (read.js): the notice counts `split("\n")` lines, truncateHead's details do not
+    // count the empty line after the trailing newline.
+    assert_eq!(truncation["totalLines"], 2500);
     assert_eq!(truncation["outputLines"], 2000);
     assert_eq!(truncation["content"], lines[..2000].join("\n"));
 
@@ -302,4 +287,28 @@ async fn zero_or_negative_offsets_start_at_the_top_and_a_zero_limit_selects_noth
             "\n\n[3 more lines in file. Use offset=1 to continue.]"
         );
     }
+}
+
+#[tokio::test]
+async fn a_range_of_a_large_file_is_selected_while_reading() {
+    // Pi 1.6 streams a file for offset/limit (selectLinesFromStream); the texts are those of
+    // the whole-file path.
+    let dir = tempfile::tempdir().unwrap();
+    let lines = numbered_lines(1, 300_000);
+    write(dir.path(), "big.txt", &format!("{}\n", lines.join("\n")));
+    let out = read_ok(
+        dir.path(),
+        json!({"path": "big.txt", "offset": 150_000, "limit": 2}),
+    )
+    .await;
+    assert_eq!(
+        only_text(&out),
+        "line 150000\nline 150001\n\n[150000 more lines in file. Use offset=150002 to continue.]"
+    );
+    assert_eq!(out.details, None);
+    let err = read_err(dir.path(), json!({"path": "big.txt", "offset": 300_002})).await;
+    assert_eq!(
+        err,
+        "Offset 300002 is beyond end of file (300001 lines total)"
+    );
 }

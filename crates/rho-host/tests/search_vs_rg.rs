@@ -72,15 +72,18 @@ fn js_truncate_line(line: &str) -> (String, bool) {
     (format!("{kept}... [truncated]"), true)
 }
 
-/// Pi's grep.js on `rg`'s JSON output (the text only; notices as Pi appends them).
+/// Pi 1.6's grep.js on `rg`'s JSON output (the text only; notices as Pi appends them): rg runs
+/// inside a searched directory with `--context`, and the limit keeps the last match's trailing
+/// context and needs one more match for its notice.
 fn pi_grep(rg: &str, cwd: &Path, args: &Value) -> String {
     let search_path = cwd.join(args["path"].as_str().unwrap_or("."));
     let search_path = std::fs::canonicalize(&search_path).unwrap_or(search_path);
     let is_dir = search_path.is_dir();
-    let limit = args["limit"].as_f64().unwrap_or(100.0).max(1.0) as usize;
-    let context = args["context"].as_u64().unwrap_or(0) as usize;
+    let limit = args["limit"].as_f64().unwrap_or(100.0).floor().max(1.0) as usize;
+    let context = args["context"].as_f64().unwrap_or(0.0).max(0.0).floor() as u64;
     let mut cmd = Command::new(rg);
-    cmd.current_dir(cwd).args([
+    cmd.args([
+        "--no-config",
         "--json",
         "--line-number",
         "--color=never",
@@ -95,70 +98,91 @@ fn pi_grep(rg: &str, cwd: &Path, args: &Value) -> String {
         cmd.arg("--fixed-strings");
     }
     if let Some(glob) = args["glob"].as_str() {
-        cmd.args(["--glob", glob]);
+        let (negation, mut rest) = glob.strip_prefix('!').map_or(("", glob), |r| ("!", r));
+        while let Some(after) = rest.strip_prefix("./") {
+            rest = after;
+        }
+        cmd.args(["--glob", &format!("{negation}{rest}")]);
     }
-    cmd.arg("--")
-        .arg(args["pattern"].as_str().unwrap())
-        .arg(&search_path);
+    if context > 0 {
+        cmd.args(["--context", &context.to_string()]);
+    }
+    cmd.arg("--").arg(args["pattern"].as_str().unwrap());
+    if is_dir {
+        cmd.current_dir(&search_path).arg(".");
+    } else {
+        cmd.current_dir(cwd).arg(&search_path);
+    }
     let output = cmd.output().unwrap();
     let code = output.status.code().unwrap();
-    let mut matches = Vec::new();
-    for line in String::from_utf8_lossy(&output.stdout).lines() {
-        let event: Value = serde_json::from_str(line).unwrap();
-        if event["type"] == "match" && matches.len() < limit {
-            matches.push(event["data"].clone());
-        }
-    }
-    let limit_reached = matches.len() >= limit;
-    if !limit_reached && code != 0 && code != 1 {
-        return format!("ERROR: {}", String::from_utf8_lossy(&output.stderr).trim());
-    }
-    if matches.is_empty() {
-        return "No matches found".to_owned();
-    }
     let format_path = |file: &str| {
         let file = Path::new(file);
-        match file.strip_prefix(&search_path) {
-            Ok(rel) if is_dir && !rel.as_os_str().is_empty() => rel.to_str().unwrap().to_owned(),
-            _ => file.file_name().unwrap().to_str().unwrap().to_owned(),
+        let relative = if is_dir {
+            file.strip_prefix(".").unwrap_or(file)
+        } else {
+            Path::new("")
+        };
+        if is_dir && !relative.as_os_str().is_empty() && !relative.starts_with("..") {
+            relative.to_str().unwrap().to_owned()
+        } else {
+            file.file_name().unwrap().to_str().unwrap().to_owned()
         }
     };
     let mut lines = Vec::new();
     let mut truncated_any = false;
-    for m in &matches {
-        let file = m["path"]["text"].as_str().unwrap();
-        let number = m["line_number"].as_u64().unwrap() as usize;
+    let mut push = |file: &str, number: u64, text: &str, is_match: bool| {
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        let (text, cut) = js_truncate_line(text);
+        truncated_any |= cut;
         let shown = format_path(file);
-        if context == 0 && m["lines"]["text"].is_string() {
-            let text = m["lines"]["text"].as_str().unwrap();
-            let text = text.replace("\r\n", "\n").replace('\r', "");
-            let (text, cut) = js_truncate_line(text.strip_suffix('\n').unwrap_or(&text));
-            truncated_any |= cut;
-            lines.push(format!("{shown}:{number}: {text}"));
+        lines.push(if is_match {
+            format!("{shown}:{number}: {text}")
+        } else {
+            format!("{shown}-{number}- {text}")
+        });
+    };
+    let (mut match_count, mut limit_hit, mut reached) = (0, false, false);
+    let (mut trailing_end, mut last_file) = (0, String::new());
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let event: Value = serde_json::from_str(line).unwrap();
+        let is_match = event["type"] == "match";
+        if !is_match && event["type"] != "context" {
             continue;
         }
-        let content = String::from_utf8_lossy(&std::fs::read(file).unwrap()).into_owned();
-        let content = content.replace("\r\n", "\n").replace('\r', "\n");
-        let file_lines: Vec<&str> = content.split('\n').collect();
-        let start = if context > 0 {
-            number.saturating_sub(context).max(1)
-        } else {
-            number
-        };
-        let end = if context > 0 {
-            (number + context).min(file_lines.len())
-        } else {
-            number
-        };
-        for current in start..=end {
-            let (text, cut) = js_truncate_line(file_lines.get(current - 1).copied().unwrap_or(""));
-            truncated_any |= cut;
-            let sep = if current == number { ':' } else { '-' };
-            lines.push(format!("{shown}{sep}{current}{sep} {text}"));
+        let data = &event["data"];
+        let file = data["path"]["text"].as_str().unwrap().to_owned();
+        let number = data["line_number"].as_u64().unwrap();
+        let text = data["lines"]["text"].as_str().unwrap_or("").to_owned();
+        if !limit_hit {
+            push(&file, number, &text, is_match);
+            last_file = file;
+            if is_match {
+                match_count += 1;
+                if match_count >= limit {
+                    limit_hit = true;
+                    trailing_end = number + context;
+                }
+            }
+            continue;
+        }
+        let in_window = file == last_file && number <= trailing_end;
+        if in_window {
+            push(&file, number, &text, false);
+        }
+        reached |= is_match;
+        if reached && !(in_window && number < trailing_end) {
+            break;
         }
     }
+    if !reached && code != 0 && code != 1 {
+        return format!("ERROR: {}", String::from_utf8_lossy(&output.stderr).trim());
+    }
+    if match_count == 0 {
+        return "No matches found".to_owned();
+    }
     let mut notices = Vec::new();
-    if limit_reached {
+    if reached {
         notices.push(format!(
             "{limit} matches limit reached. Use limit={} for more, or refine pattern",
             limit * 2
@@ -175,24 +199,39 @@ fn pi_grep(rg: &str, cwd: &Path, args: &Value) -> String {
     text
 }
 
-/// Pi's find.js on `fd`'s output.
+/// Pi 1.6's find.js on `fd`'s output: a relative path pattern anchored at the search directory,
+/// one result more than the limit asked for.
 fn pi_find(fd: &str, cwd: &Path, args: &Value) -> String {
     let search_path = cwd.join(args["path"].as_str().unwrap_or("."));
     let search_path = std::fs::canonicalize(&search_path).unwrap_or(search_path);
-    let limit = args["limit"].as_u64().unwrap_or(1000) as usize;
-    let pattern = args["pattern"].as_str().unwrap();
+    let limit = args["limit"].as_f64().unwrap_or(1000.0).floor().max(1.0) as usize;
+    let mut pattern = args["pattern"].as_str().unwrap();
+    while let Some(rest) = pattern.strip_prefix("./") {
+        pattern = rest;
+    }
     let help = Command::new(fd).arg("--help").output().unwrap();
     let mut cmd = Command::new(fd);
-    cmd.args(["--glob", "--color=never", "--hidden"]);
+    cmd.args(["--color=never", "--hidden"]);
     if String::from_utf8_lossy(&help.stdout).contains("--no-require-git") {
         cmd.arg("--no-require-git");
     }
-    cmd.args(["--max-results", &limit.to_string()]);
+    cmd.args(["--glob", "--max-results", &(limit + 1).to_string()]);
     let mut effective = pattern.to_owned();
     if pattern.contains('/') {
         cmd.arg("--full-path");
-        if !pattern.starts_with('/') && !pattern.starts_with("**/") && pattern != "**" {
-            effective = format!("**/{pattern}");
+        if !pattern.starts_with('/') {
+            let root = search_path.to_str().unwrap().trim_end_matches('/');
+            let escaped: String = root
+                .chars()
+                .flat_map(|c| {
+                    let escape = matches!(c, '\\' | '*' | '?' | '[' | ']' | '{' | '}');
+                    escape.then_some('\\').into_iter().chain([c])
+                })
+                .collect();
+            effective = format!("{escaped}/{pattern}");
+            if pattern.to_lowercase() == pattern {
+                cmd.arg("--ignore-case");
+            }
         }
     }
     cmd.arg("--").arg(&effective).arg(&search_path);
@@ -205,12 +244,14 @@ fn pi_find(fd: &str, cwd: &Path, args: &Value) -> String {
         return "No files found matching pattern".to_owned();
     }
     let prefix = format!("{}/", search_path.display());
-    let lines: Vec<String> = stdout
+    let mut lines: Vec<String> = stdout
         .lines()
         .map(|l| l.trim().strip_prefix(&prefix).unwrap().to_owned())
         .collect();
+    let reached = lines.len() > limit;
+    lines.truncate(limit);
     let mut text = lines.join("\n");
-    if lines.len() >= limit {
+    if reached {
         text.push_str(&format!(
             "\n\n[{limit} results limit reached. Use limit={} for more, or refine pattern]",
             limit * 2
@@ -242,6 +283,10 @@ fn grep_cases() -> Vec<Value> {
         json!({"pattern": "needle", "context": 1}),
         json!({"pattern": "needle", "context": 2, "path": "src"}),
         json!({"pattern": "needle", "limit": 3}),
+        json!({"pattern": "needle", "limit": 2.7, "context": 3}),
+        json!({"pattern": "needle", "glob": "./src/**/*.rs", "path": "."}),
+        json!({"pattern": "needle", "glob": "nested/**/*.ts", "path": "src"}),
+        json!({"pattern": "needle", "limit": 20}),
         json!({"pattern": "needle", "limit": 1, "path": "src"}),
         json!({"pattern": "needle", "path": "src/main.rs"}),
         json!({"pattern": "needle", "path": "binary.bin"}),
@@ -293,6 +338,10 @@ async fn find_matches_fd() {
         json!({"pattern": "*.txt", "path": "src"}),
         json!({"pattern": "*", "path": "src"}),
         json!({"pattern": "*.txt", "limit": 2}),
+        json!({"pattern": "*.txt", "limit": 0.5}),
+        json!({"pattern": "./src/*.ts"}),
+        json!({"pattern": "nested/**", "path": "src"}),
+        json!({"pattern": "SRC/*.ts"}),
         json!({"pattern": "nothing*"}),
         json!({"pattern": "[a"}),
         json!({"pattern": "*", "path": "missing"}),

@@ -22,4 +22,5 @@ mod session_events;
 mod session_retry;
 mod skills;
 mod system_prompt;
+mod tool_definitions;
 mod write_tool;

@@ -66,10 +66,7 @@ async fn writing_a_new_file_reports_its_utf8_bytes_and_the_path_as_given() {
         .await
         .unwrap();
     // 13 characters (JS length 14 with the newline), 18 UTF-8 bytes.
-    assert_eq!(
-        output,
-        ToolOutput::text("Successfully wrote 18 bytes to notes.txt")
-    );
+    assert_eq!(output, ToolOutput::text("Successfully wrote to notes.txt"));
     assert_eq!(
         std::fs::read(dir.path().join("notes.txt")).unwrap(),
         "héllo → wörld\n".as_bytes()
@@ -84,7 +81,7 @@ async fn missing_parent_directories_are_created() {
         .unwrap();
     assert_eq!(
         output,
-        ToolOutput::text("Successfully wrote 12 bytes to a/b/c/deep.rs")
+        ToolOutput::text("Successfully wrote to a/b/c/deep.rs")
     );
     assert_eq!(
         std::fs::read_to_string(dir.path().join("a/b/c/deep.rs")).unwrap(),
@@ -97,10 +94,7 @@ async fn an_existing_file_is_overwritten_and_an_empty_write_reports_zero_bytes()
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("f.txt"), "old content that is longer").unwrap();
     let output = write(&tool(dir.path()), "f.txt", "").await.unwrap();
-    assert_eq!(
-        output,
-        ToolOutput::text("Successfully wrote 0 bytes to f.txt")
-    );
+    assert_eq!(output, ToolOutput::text("Successfully wrote to f.txt"));
     assert_eq!(std::fs::read(dir.path().join("f.txt")).unwrap(), b"");
 }
 
@@ -112,16 +106,13 @@ async fn the_path_is_resolved_like_pi_but_reported_as_given() {
     let tool = tool(dir.path());
 
     let at = write(&tool, "@sub/../x.txt", "x").await.unwrap();
-    assert_eq!(
-        at,
-        ToolOutput::text("Successfully wrote 1 bytes to @sub/../x.txt")
-    );
+    assert_eq!(at, ToolOutput::text("Successfully wrote to @sub/../x.txt"));
     assert_eq!(std::fs::read(dir.path().join("x.txt")).unwrap(), b"x");
 
     let abs = write(&tool, absolute, "yz").await.unwrap();
     assert_eq!(
         abs,
-        ToolOutput::text(format!("Successfully wrote 2 bytes to {absolute}"))
+        ToolOutput::text(format!("Successfully wrote to {absolute}"))
     );
     assert_eq!(std::fs::read(absolute).unwrap(), b"yz");
 }
@@ -210,10 +201,7 @@ async fn writes_to_different_files_do_not_wait_for_each_other() {
         .await
         .expect("a write to another file must not wait")
         .unwrap();
-    assert_eq!(
-        other,
-        ToolOutput::text("Successfully wrote 1 bytes to b.txt")
-    );
+    assert_eq!(other, ToolOutput::text("Successfully wrote to b.txt"));
 
     // …while a write to a.txt itself waits until the holder is done.
     let mut same = pin!(write(&tool, "a.txt", "a"));
@@ -222,7 +210,7 @@ async fn writes_to_different_files_do_not_wait_for_each_other() {
     drop(held);
     assert_eq!(
         same.await.unwrap(),
-        ToolOutput::text("Successfully wrote 1 bytes to a.txt")
+        ToolOutput::text("Successfully wrote to a.txt")
     );
     assert_eq!(queue.active_files(), 0);
 }

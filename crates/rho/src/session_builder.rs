@@ -74,6 +74,8 @@ pub fn build(kit: &SessionKit, start: SessionStart) -> Result<AgentSession, Sess
     options.system_prompt = Some(kit.workspace.system_prompt.text().into());
     (options.steering_mode, options.follow_up_mode) = start.queue_modes;
     options.session_id = Some(header.id);
+    // A pending file is written at the first message, before any tool call can read the path.
+    options.session_file = start.file.path().map(Path::to_path_buf);
     let session = AgentSession::builder(options)
         .budget(kit.budget)
         .retry(RetryPolicy {

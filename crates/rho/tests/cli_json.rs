@@ -371,7 +371,9 @@ fn a_failing_tool_call_is_a_result_and_the_run_still_completes() {
     assert!(results[1].get("durationMs").is_none());
     let invalid = results[2]["content"][0]["text"].as_str().unwrap();
     assert!(
-        invalid.starts_with("Validation failed for tool \"read\":\n  - path: must be string"),
+        invalid.starts_with(
+            "Validation failed for tool \"read\":\n  - path: expected string, got array"
+        ),
         "{invalid}"
     );
     assert_eq!(lines.last().unwrap()["reason"], "completed");
@@ -419,4 +421,45 @@ fn the_default_tools_are_read_bash_edit_write_and_tools_selects_among_them() {
         texts(&["--no-tools"]),
         ["Tool bash not found", "Tool ls not found"]
     );
+}
+
+/// shared/fixtures/pi-1.6/json-badargs.new.jsonl: a bash call that exits 3 *returns* an error
+/// result; `tool_execution_end.result` is the tool's own object (content, structuredContent,
+/// isError, no details), and the toolResult message carries no structuredContent.
+#[test]
+fn a_non_zero_exit_is_an_error_result_with_pis_structured_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("script.json");
+    let turns = json!({"turns": [
+        [{"type": "tool_call", "name": "bash", "arguments": {"command": "exit 3"}}],
+        [{"type": "text", "text": "It failed."}]
+    ]});
+    std::fs::write(&script, turns.to_string()).unwrap();
+    let output = run_json(dir.path(), &script, "run it");
+    assert_eq!(output.status.code(), Some(0));
+    let lines = json_lines(&output);
+    let end = lines
+        .iter()
+        .find(|l| l["type"] == "tool_execution_end")
+        .unwrap();
+    let mut result = end["result"].clone();
+    let wall_time = result["structuredContent"]
+        .as_object_mut()
+        .unwrap()
+        .insert("wall_time_seconds".into(), json!(0))
+        .unwrap();
+    assert!(wall_time.is_number(), "{wall_time}");
+    assert_eq!(
+        serde_json::to_string(&result).unwrap(),
+        r#"{"content":[{"type":"text","text":"(no output)\n\nCommand exited with code 3"}],"structuredContent":{"output":"","truncated":false,"exit_code":3,"wall_time_seconds":0},"isError":true}"#
+    );
+    assert_eq!(end["isError"], json!(true));
+    let message = lines
+        .iter()
+        .find(|l| l["type"] == "message_end" && l["message"]["role"] == "toolResult")
+        .map(|l| &l["message"])
+        .unwrap();
+    assert_eq!(message["isError"], json!(true));
+    assert!(message.get("structuredContent").is_none(), "{message}");
+    assert!(message.get("details").is_none(), "{message}");
 }

@@ -29,14 +29,6 @@ pub(super) fn parse_js_number(text: &str) -> Option<f64> {
     )
 }
 
-/// A JSON value's text as JS prints a number (`5`, not `5.0`); other values as JSON.
-pub(super) fn js_value(value: &Value) -> String {
-    match value {
-        Value::Number(number) => json_number_text(number),
-        other => other.to_string(),
-    }
-}
-
 /// `JSON.stringify(value, null, 2)`: JS number text and JS key order (array-index keys first,
 /// ascending). serde_json's string escaping is already `JSON.stringify`'s.
 pub(super) fn write_js_json(value: &Value, depth: usize, out: &mut String) {
@@ -87,4 +79,68 @@ fn array_index(key: &str) -> Option<u32> {
     key.parse()
         .ok()
         .filter(|index| canonical && *index != u32::MAX)
+}
+
+/// JavaScript's `String(x)` of a number.
+pub(super) fn js_number(x: f64) -> String {
+    rho_stdx::js::number_text(x)
+}
+
+/// `===` for primitives (numbers by value, so `1` equals `1.0`), deep equality for objects and
+/// arrays, as pi-schema's `deepEqual`.
+pub(super) fn js_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| js_equal(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(key, a)| y.get(key).is_some_and(|b| js_equal(a, b)))
+        }
+        _ => a == b,
+    }
+}
+
+/// An object's keys in JavaScript's `Object.keys` order: array-index keys first, ascending.
+pub(super) fn js_keys(members: &serde_json::Map<String, Value>) -> Vec<&String> {
+    let mut keys: Vec<(Option<u32>, &String)> =
+        members.keys().map(|key| (array_index(key), key)).collect();
+    keys.sort_by_key(|(index, _)| index.map_or((1, 0), |index| (0, index)));
+    keys.into_iter().map(|(_, key)| key).collect()
+}
+
+/// `JSON.stringify(value)`: compact, JS number text and key order.
+pub(super) fn js_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_compact(value, &mut out);
+    out
+}
+
+fn write_compact(value: &Value, out: &mut String) {
+    match value {
+        Value::Number(number) => out.push_str(&json_number_text(number)),
+        Value::Array(items) => {
+            out.push('[');
+            for (index, item) in items.iter().enumerate() {
+                out.push_str(if index > 0 { "," } else { "" });
+                write_compact(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(members) => {
+            out.push('{');
+            for (position, key) in js_keys(members).into_iter().enumerate() {
+                out.push_str(if position > 0 { "," } else { "" });
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                if let Some(member) = members.get(key) {
+                    write_compact(member, out);
+                }
+            }
+            out.push('}');
+        }
+        other => out.push_str(&other.to_string()),
+    }
 }

@@ -21,6 +21,7 @@
 //! - anything else malformed, containers nested deeper than 128, and any top-level value that
 //!   is not an object give `{}`.
 
+mod finish;
 mod scanner;
 mod strings;
 mod tree;
@@ -34,6 +35,7 @@ mod tests;
 
 use serde_json::{Map, Value};
 
+pub use finish::parse_tool_call_arguments;
 pub use scanner::StreamingJson;
 
 /// Containers nested deeper than this are treated as malformed, so hostile input cannot make a

@@ -8,6 +8,7 @@
 
 use serde_json::{Map, Value};
 
+use super::strings::repair;
 use super::{MAX_DEPTH, UEscape, u_escape};
 
 /// Best-effort parse of a possibly incomplete tool-call argument JSON buffer, as Pi's
@@ -47,63 +48,6 @@ fn into_object(value: Value) -> Map<String, Value> {
         Value::Object(map) => map,
         _ => Map::new(),
     }
-}
-
-/// Fixes the string-literal mistakes models commonly make: raw control
-/// characters and backslashes that do not start a valid escape. Text outside
-/// string literals is copied unchanged.
-pub(super) fn repair(src: &str) -> String {
-    let b = src.as_bytes();
-    let mut out = String::with_capacity(src.len() + 16);
-    let mut in_string = false;
-    // Start of the pending verbatim run; every byte we act on is ASCII, so
-    // all slice boundaries below are char boundaries.
-    let mut run = 0;
-    let mut i = 0;
-    while let Some(&c) = b.get(i) {
-        if !in_string {
-            in_string = c == b'"';
-            i += 1;
-            continue;
-        }
-        match c {
-            b'"' => {
-                in_string = false;
-                i += 1;
-            }
-            b'\\' => {
-                let valid_len = match b.get(i + 1) {
-                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => 2,
-                    Some(b'u') if matches!(u_escape(b, i), UEscape::Code(_)) => 6,
-                    _ => 0,
-                };
-                if valid_len > 0 {
-                    i += valid_len;
-                } else {
-                    out.push_str(&src[run..i]);
-                    out.push_str("\\\\");
-                    i += 1;
-                    run = i;
-                }
-            }
-            0x00..=0x1f => {
-                out.push_str(&src[run..i]);
-                match c {
-                    0x08 => out.push_str("\\b"),
-                    0x0c => out.push_str("\\f"),
-                    b'\n' => out.push_str("\\n"),
-                    b'\r' => out.push_str("\\r"),
-                    b'\t' => out.push_str("\\t"),
-                    _ => out.push_str(&format!("\\u{c:04x}")),
-                }
-                i += 1;
-                run = i;
-            }
-            _ => i += 1,
-        }
-    }
-    out.push_str(&src[run..]);
-    out
 }
 
 /// Partial-parses `src`; `None` when it is malformed or holds no usable value.

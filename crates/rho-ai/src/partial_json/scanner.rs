@@ -47,6 +47,13 @@ impl StreamingJson {
         self.scanner.run(&self.text, arguments);
     }
 
+    /// The arguments of the finished call (Pi 1.6's `StreamingToolCallParser.finish`): one
+    /// strict parse of the whole text, failing with Pi's `argumentsError` when it is not a JSON
+    /// object (see [`super::parse_tool_call_arguments`]).
+    pub fn finish(&self) -> Result<serde_json::Map<String, Value>, String> {
+        super::parse_tool_call_arguments(&self.text)
+    }
+
     /// How many bytes of text the parser has examined in all its updates: the text's length,
     /// plus the ends it had to read again (a debugging statistic, and the tests' measure that
     /// the work stays linear).

@@ -1,7 +1,7 @@
 //! Known answers of the parser (Pi's `parseStreamingJson` results), whole texts and prefixes.
 #![allow(clippy::unwrap_used)]
 
-use super::reference::repair;
+use super::strings::repair;
 use super::*;
 use proptest::prelude::*;
 use serde_json::json;

@@ -75,7 +75,11 @@ impl LsTool {
             .and_then(Value::as_str)
             .filter(|p| !p.is_empty());
         let dir = resolve_to_cwd(path.unwrap_or("."), &self.cwd);
-        let limit = number_arg(args, "limit").unwrap_or(DEFAULT_LIMIT);
+        // Pi 1.6: `max(1, floor(limit ?? 500))` (a limit of 0 would list nothing).
+        let limit = number_arg(args, "limit")
+            .unwrap_or(DEFAULT_LIMIT)
+            .floor()
+            .clamp(1.0, 9_007_199_254_740_991.0);
         let gate = self.gate.clone();
         let listing = tokio::task::spawn_blocking(move || list_dir(&dir, limit, gate.as_deref()));
         tokio::select! {

@@ -9,6 +9,7 @@ pub mod ls;
 pub mod mutation_queue;
 pub mod path;
 pub mod read;
+mod read_lines;
 pub mod truncate;
 pub mod write;
 

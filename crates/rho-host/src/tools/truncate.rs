@@ -1,6 +1,7 @@
 //! Output truncation shared by the coding tools (pi-reference §6, "Common conventions").
 //!
-//! Limits are counted in lines (`text.split('\n')`) and in UTF-8 bytes. Whole lines are kept,
+//! Limits are counted in lines (Pi 1.6's `splitLinesForCounting`: empty text has no line, a
+//! trailing `\n` ends the last line rather than starting one) and in UTF-8 bytes. Whole lines are kept,
 //! except by [`truncate_tail`] when even the last line alone is too long.
 
 use rho_stdx::js::to_fixed;
@@ -68,6 +69,19 @@ impl Truncation {
     }
 }
 
+/// The lines of `text` as Pi 1.6 counts them: none for empty text, and no empty line after a
+/// trailing `\n`.
+pub fn split_lines_for_counting(text: &str) -> Vec<&str> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if text.ends_with('\n') {
+        lines.pop();
+    }
+    lines
+}
+
 /// Formats a byte count like Pi's `formatSize`: `512B`, `50.0KB`, `1.5MB` (`toFixed(1)`).
 pub fn format_size(bytes: usize) -> String {
     const KIB: f64 = 1024.0;
@@ -84,7 +98,7 @@ pub fn format_size(bytes: usize) -> String {
 
 /// Keeps the beginning of `text`: at most `max_lines` whole lines and `max_bytes` bytes.
 pub fn truncate_head(text: &str, max_lines: usize, max_bytes: usize) -> Truncation {
-    let lines: Vec<&str> = text.split('\n').collect();
+    let lines = split_lines_for_counting(text);
     let total_lines = lines.len();
     if total_lines <= max_lines && text.len() <= max_bytes {
         return Truncation::untouched(text, total_lines, max_lines, max_bytes);
@@ -144,7 +158,7 @@ pub fn truncate_head(text: &str, max_lines: usize, max_bytes: usize) -> Truncati
 /// Whole lines are kept, except when the last line alone exceeds `max_bytes`: then its last
 /// `max_bytes` bytes are kept, cut forward to a character boundary, and `last_line_partial` is set.
 pub fn truncate_tail(text: &str, max_lines: usize, max_bytes: usize) -> Truncation {
-    let lines: Vec<&str> = text.split('\n').collect();
+    let lines = split_lines_for_counting(text);
     let total_lines = lines.len();
     if total_lines <= max_lines && text.len() <= max_bytes {
         return Truncation::untouched(text, total_lines, max_lines, max_bytes);
@@ -230,7 +244,8 @@ mod tests {
         assert_eq!(t.content, "a\nb\n");
         assert!(!t.truncated);
         assert_eq!(t.truncated_by, None);
-        assert_eq!((t.total_lines, t.output_lines), (3, 3));
+        // Pi 1.6's splitLinesForCounting: the trailing newline ends line 2, it starts no line 3.
+        assert_eq!((t.total_lines, t.output_lines), (2, 2));
         assert_eq!((t.total_bytes, t.output_bytes), (4, 4));
     }
 

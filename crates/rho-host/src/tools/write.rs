@@ -128,10 +128,7 @@ impl WriteTool {
             return Err(ToolError::new(ABORTED));
         }
         outcome?;
-        Ok(ToolOutput::text(format!(
-            "Successfully wrote {} bytes to {path}",
-            content.len()
-        )))
+        Ok(ToolOutput::text(format!("Successfully wrote to {path}")))
     }
 }
 
@@ -147,6 +144,10 @@ impl AgentTool for WriteTool {
 
     fn parameters(&self) -> &Value {
         &self.schema
+    }
+
+    fn constrained_sampling(&self) -> Option<Value> {
+        Some(serde_json::json!({"type": "json_schema", "strict": "prefer"}))
     }
 
     async fn execute(

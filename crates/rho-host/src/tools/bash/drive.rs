@@ -16,7 +16,7 @@ use super::process::Running;
 /// At most one progress update per this interval (Pi's `BASH_UPDATE_THROTTLE_MS`).
 const UPDATE_INTERVAL: Duration = Duration::from_millis(100);
 
-/// How long output may still arrive after the shell exited (Pi's `EXIT_STDIO_GRACE_MS`): a
+/// How long the pipe may stay quiet after the shell exited (Pi's `EXIT_STDIO_GRACE_MS`): a quiet
 /// background process that inherited the pipe must not hold the call open.
 const EXIT_GRACE: Duration = Duration::from_millis(100);
 
@@ -31,10 +31,15 @@ const READ_CHUNK: usize = 64 * 1024;
 /// How the command ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Ending {
-    /// The shell exited: its code, or `None` when a signal killed it.
-    Exited(Option<i32>),
-    /// The timeout fired and the group was killed.
-    TimedOut,
+    /// The shell exited with this code (`128 + signo` when a signal killed it, as Pi's
+    /// `createLocalShellOperations` resolves it).
+    Exited(i32),
+    /// The timeout fired and the group was killed; `shell_exit` is set when the shell itself had
+    /// exited before the deadline (background processes kept the output open).
+    TimedOut {
+        /// The shell's exit code and how long after the start it exited.
+        shell_exit: Option<(i32, Duration)>,
+    },
     /// The cancellation token fired and the group was killed.
     Aborted,
 }
@@ -116,6 +121,9 @@ pub(super) async fn drive(
     let mut aborted = false;
     let mut timed_out = false;
     let mut status: Option<ExitStatus> = None;
+    let started = Instant::now();
+    let mut shell_exited_after: Option<Duration> = None;
+    let mut exited_before_deadline: Option<Duration> = None;
     let mut eof = false;
     let mut grace_until: Option<Instant> = None;
     let mut buf = vec![0u8; READ_CHUNK];
@@ -134,6 +142,7 @@ pub(super) async fn drive(
             () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() && !killed => {
                 running.kill_group();
                 timed_out = true;
+                exited_before_deadline = shell_exited_after;
                 if status.is_some() {
                     grace_until = Some(Instant::now() + KILLED_GRACE);
                 }
@@ -141,12 +150,18 @@ pub(super) async fn drive(
             () = sleep_until(grace_until.unwrap_or_else(Instant::now)), if grace_until.is_some() => break,
             exited = running.child.wait(), if status.is_none() => {
                 status = Some(exited.map_err(|e| ToolError::new(e.to_string()))?);
+                shell_exited_after = Some(started.elapsed());
                 let grace = if killed { KILLED_GRACE } else { EXIT_GRACE };
                 grace_until = Some(Instant::now() + grace);
             }
             read = running.output.read(&mut buf), if !eof => match read {
                 Ok(0) | Err(_) => eof = true,
                 Ok(n) => {
+                    // Output still arriving after the exit re-arms the grace (Pi 1.6's
+                    // `waitForChildProcess`): an actively writing descendant keeps the call.
+                    if status.is_some() && !killed {
+                        grace_until = Some(Instant::now() + EXIT_GRACE);
+                    }
                     output.append(&buf[..n]).await.map_err(save_error)?;
                     throttle.schedule(output).await?;
                 }
@@ -160,9 +175,21 @@ pub(super) async fn drive(
     if aborted {
         return Ok(Ending::Aborted);
     }
+    let code = status.map_or(1, exit_code);
     if timed_out {
-        return Ok(Ending::TimedOut);
+        return Ok(Ending::TimedOut {
+            shell_exit: exited_before_deadline.map(|after| (code, after)),
+        });
     }
     running.disarm();
-    Ok(Ending::Exited(status.and_then(|s| s.code())))
+    Ok(Ending::Exited(code))
+}
+
+/// The shell's exit code; `128 + signo` for a shell a signal killed.
+fn exit_code(status: ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status
+        .code()
+        .or_else(|| status.signal().map(|signo| 128 + signo))
+        .unwrap_or(1)
 }

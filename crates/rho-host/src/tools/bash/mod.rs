@@ -4,10 +4,13 @@
 //! Decisions where Pi's behaviour is a quirk or does not apply:
 //! - Shell: Pi's rule, not `$SHELL`: a configured shell path (which must exist), else `/bin/bash`,
 //!   else `bash` on `PATH`, else `sh`.
-//! - Environment: the process environment, unchanged. Pi prepends `~/.pi/agent/bin` to `PATH`
-//!   for the tools it downloads; rho downloads none.
-//! - A shell killed by a signal rho did not send (exit code `null`) counts as success, as in Pi:
-//!   the output is returned as is. Changing this would change what a Pi client sees.
+//! - Environment: the process environment without stale `PI_SESSION_ID`, `PI_SESSION_FILE`,
+//!   `PI_PROVIDER`, `PI_MODEL`, `PI_REASONING_LEVEL`; a model's call gets them from its
+//!   [`ToolContext`] (Pi 1.6's `resolveSpawnContext`), and every shell gets `AI_AGENT=rho`.
+//!   Pi prepends `~/.pi/agent/bin` to `PATH` for the tools it downloads; rho downloads none.
+//! - A non-zero exit *returns* an error result (`isError`, Pi 1.6): the text ends with
+//!   `Command exited with code N`, and `structuredContent` carries the whole output; a shell a
+//!   signal killed exits with `128 + signo`, as Pi's `createLocalShellOperations` says.
 //! - The full output goes to `<tmpdir>/rho-bash-<16 hex>.log` (Pi: `pi-bash-…`).
 //! - After a timeout or an abort the call returns once every process holding the output pipe
 //!   is gone (bounded by a grace period), so no process of the group outlives the call.
@@ -17,15 +20,18 @@
 //!   on stderr and in the result's `details.sandbox`, and the command runs unconfined.
 
 mod drive;
+mod env;
 mod output;
 mod process;
+
+pub use env::ShellEnv;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rho_agent::{AgentTool, ToolError, ToolOutput, ToolUpdates};
+use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput, ToolUpdates};
 use rho_gate::Sandbox;
 use serde_json::{Number, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -39,6 +45,12 @@ const NAME: &str = "bash";
 
 /// Prefix of the temp files holding full outputs.
 const TEMP_PREFIX: &str = "rho-bash";
+
+/// Most raw bytes of `structuredContent.output` (Pi's `STRUCTURED_OUTPUT_MAX_BYTES`).
+const STRUCTURED_OUTPUT_MAX_BYTES: usize = 1024 * 1024;
+
+/// The longest timeout, in milliseconds (Node's timer limit, Pi's `MAX_TIMEOUT_MS`).
+const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
 
 /// Validated arguments of one call.
 struct BashArgs<'a> {
@@ -66,17 +78,17 @@ impl BashTool {
         );
         let schema = json!({
             "type": "object",
+            "required": ["command"],
             "properties": {
                 "command": {
                     "type": "string",
-                    "description": "Bash command to execute"
+                    "description": "Shell command to execute"
                 },
                 "timeout": {
                     "type": "number",
                     "description": "Timeout in seconds (optional, no default timeout)"
                 }
-            },
-            "required": ["command"]
+            }
         });
         BashTool {
             cwd: cwd.into(),
@@ -112,25 +124,42 @@ impl BashTool {
         &self.cwd
     }
 
-    /// Runs one call: what [`AgentTool::execute`] does, with progress going to `on_update`.
-    ///
-    /// `args` is `{command, timeout?}` (seconds). A non-zero exit, a timeout and an abort through
-    /// `cancel` fail with the output followed by Pi's status line; the process group is killed
-    /// on timeout and abort.
+    /// Runs one call outside any session (no `PI_SESSION_*` variables): what
+    /// [`AgentTool::execute`] does, with progress going to `on_update`.
     pub async fn run_command(
         &self,
         args: &Value,
         cancel: &CancellationToken,
         on_update: &(dyn Fn(Value) + Send + Sync),
     ) -> Result<ToolOutput, ToolError> {
+        self.run_command_with(args, cancel, on_update, &ShellEnv::plain())
+            .await
+    }
+
+    /// Runs one call in the environment `env`.
+    ///
+    /// `args` is `{command, timeout?}` (seconds). A timeout and an abort through `cancel` fail
+    /// with the output followed by Pi's status line (the process group is killed); a non-zero
+    /// exit returns an error result.
+    pub async fn run_command_with(
+        &self,
+        args: &Value,
+        cancel: &CancellationToken,
+        on_update: &(dyn Fn(Value) + Send + Sync),
+        env: &ShellEnv,
+    ) -> Result<ToolOutput, ToolError> {
         let args = parse_args(args)?;
         let command = match &self.command_prefix {
             Some(prefix) => format!("{prefix}\n{}", args.command),
             None => args.command.to_owned(),
         };
-        let timeout = args.timeout.and_then(timeout_duration);
         on_update(json!({"content": []}));
+        let started = std::time::Instant::now();
+        let timeout = args.timeout.map(timeout_duration).transpose()?;
 
+        if cancel.is_cancelled() {
+            return Err(ToolError::new("Command aborted"));
+        }
         let shell = process::resolve_shell(self.shell_path.as_deref())?;
         if !self.cwd.exists() {
             return Err(ToolError::new(format!(
@@ -138,15 +167,12 @@ impl BashTool {
                 self.cwd.display()
             )));
         }
-        if cancel.is_cancelled() {
-            return Err(ToolError::new("Command aborted"));
-        }
 
         let sandbox = self.sandbox.as_deref();
         if let Some(sandbox) = sandbox {
             sandbox.warn_once_if_unavailable();
         }
-        let mut running = process::spawn(&shell, &command, &self.cwd, sandbox)?;
+        let mut running = process::spawn(&shell, &command, &self.cwd, sandbox, env)?;
         let mut output = OutputAccumulator::new(TEMP_PREFIX);
         let mut throttle = Throttle::new(on_update);
         let ending = drive(&mut running, &mut output, &mut throttle, timeout, cancel).await?;
@@ -158,52 +184,87 @@ impl BashTool {
         output.close_temp_file().await.map_err(save_error)?;
         let last_line_bytes = output.last_line_bytes();
 
-        match ending {
-            Ending::Aborted => Err(ToolError::new(with_status(
-                &format_text(&snapshot, last_line_bytes, ""),
-                "Command aborted",
-            ))),
-            Ending::TimedOut => {
+        let code = match ending {
+            Ending::Aborted => {
+                return Err(ToolError::new(with_status(
+                    &format_text(&snapshot, last_line_bytes, ""),
+                    "Command aborted",
+                )));
+            }
+            Ending::TimedOut { shell_exit } => {
                 let seconds = args
                     .timeout
                     .map(rho_stdx::js::json_number_text)
                     .unwrap_or_default();
-                Err(ToolError::new(with_status(
-                    &format_text(&snapshot, last_line_bytes, ""),
-                    &format!("Command timed out after {seconds} seconds"),
-                )))
-            }
-            Ending::Exited(Some(code)) if code != 0 => Err(ToolError::new(with_status(
-                &format_text(&snapshot, last_line_bytes, "(no output)"),
-                &format!("Command exited with code {code}"),
-            ))),
-            // Exit code 0, or `None` (killed by a foreign signal): success, as in Pi.
-            Ending::Exited(_) => {
-                let text = format_text(&snapshot, last_line_bytes, "(no output)");
-                let mut details = if snapshot.truncation.truncated {
-                    let truncation = serde_json::to_value(&snapshot.truncation)
-                        .map_err(|e| ToolError::new(e.to_string()))?;
-                    let path = snapshot
-                        .full_output_path
-                        .as_ref()
-                        .map(|p| p.to_string_lossy().into_owned());
-                    Some(json!({"truncation": truncation, "fullOutputPath": path}))
-                } else {
-                    None
-                };
-                if let Some(warning) = sandbox.and_then(|s| s.status().warning()) {
-                    let object = details.get_or_insert_with(|| json!({}));
-                    if let Some(map) = object.as_object_mut() {
-                        map.insert("sandbox".into(), json!(warning));
-                    }
+                let mut status = format!("Command timed out after {seconds} seconds");
+                if let Some((code, after)) = shell_exit {
+                    status.push_str(&format!(
+                        ". The shell exited with code {code} after {} seconds, but background processes it started kept writing output until the timeout.",
+                        tenths_of_seconds(after)
+                    ));
                 }
-                Ok(ToolOutput {
-                    details,
-                    ..ToolOutput::text(text)
-                })
+                return Err(ToolError::new(with_status(
+                    &format_text(&snapshot, last_line_bytes, ""),
+                    &status,
+                )));
+            }
+            Ending::Exited(code) => code,
+        };
+        let text = format_text(&snapshot, last_line_bytes, "(no output)");
+        let mut details = if snapshot.truncation.truncated {
+            let truncation = serde_json::to_value(&snapshot.truncation)
+                .map_err(|e| ToolError::new(e.to_string()))?;
+            let path = snapshot
+                .full_output_path
+                .as_ref()
+                .map(|p| p.to_string_lossy().into_owned());
+            Some(json!({"truncation": truncation, "fullOutputPath": path}))
+        } else {
+            None
+        };
+        if let Some(warning) = sandbox.and_then(|s| s.status().warning()) {
+            let object = details.get_or_insert_with(|| json!({}));
+            if let Some(map) = object.as_object_mut() {
+                map.insert("sandbox".into(), json!(warning));
             }
         }
+        let wall_time = tenths_of_seconds(started.elapsed());
+        let (full, cut) = output
+            .read_full_output(STRUCTURED_OUTPUT_MAX_BYTES)
+            .await
+            .map_err(save_error)?;
+        let mut structured = serde_json::Map::new();
+        structured.insert("output".into(), Value::String(full));
+        structured.insert("truncated".into(), Value::Bool(cut));
+        if let (true, Some(path)) = (cut, &snapshot.full_output_path) {
+            structured.insert(
+                "full_output_path".into(),
+                Value::String(path.to_string_lossy().into_owned()),
+            );
+        }
+        structured.insert("exit_code".into(), Value::from(code));
+        structured.insert("wall_time_seconds".into(), wall_time);
+        let (text, is_error) = if code == 0 {
+            (text, None)
+        } else {
+            (
+                with_status(&text, &format!("Command exited with code {code}")),
+                Some(true),
+            )
+        };
+        Ok(ToolOutput {
+            details,
+            structured_content: Some(Value::Object(structured)),
+            is_error,
+            ..ToolOutput::text(text)
+        })
     }
+}
+
+/// `Math.round(ms / 100) / 10`: seconds to a tenth, as a JSON number.
+fn tenths_of_seconds(elapsed: Duration) -> Value {
+    let tenths = (elapsed.as_secs_f64() * 10.0).round();
+    rho_stdx::js::number_value(tenths / 10.0)
 }
 
 #[async_trait]
@@ -230,6 +291,24 @@ impl AgentTool for BashTool {
         let on_update = move |partial: Value| updates.send(partial);
         self.run_command(&args, &cancel, &on_update).await
     }
+
+    async fn execute_in(
+        &self,
+        _tool_call_id: &str,
+        args: Value,
+        cancel: CancellationToken,
+        updates: ToolUpdates,
+        context: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let on_update = move |partial: Value| updates.send(partial);
+        let env = ShellEnv::for_call(context);
+        self.run_command_with(&args, &cancel, &on_update, &env)
+            .await
+    }
+
+    fn constrained_sampling(&self) -> Option<Value> {
+        Some(json!({"type": "json_schema", "strict": "prefer"}))
+    }
 }
 
 /// Extracts the arguments, failing (never panicking) on a missing command or a wrong type.
@@ -250,14 +329,21 @@ fn parse_args(args: &Value) -> Result<BashArgs<'_>, ToolError> {
     Ok(BashArgs { command, timeout })
 }
 
-/// A positive timeout as a duration; zero, negative and unrepresentable values set none.
-fn timeout_duration(seconds: &Number) -> Option<Duration> {
-    let seconds = seconds.as_f64()?;
-    if seconds > 0.0 {
-        Duration::try_from_secs_f64(seconds).ok()
-    } else {
-        None
+/// A timeout as a duration: positive and at most Node's timer limit, or Pi 1.6's error.
+fn timeout_duration(seconds: &Number) -> Result<Duration, ToolError> {
+    let seconds = seconds.as_f64().filter(|s| s.is_finite() && *s > 0.0);
+    let Some(seconds) = seconds else {
+        return Err(ToolError::new(
+            "Invalid timeout: must be a finite number of seconds",
+        ));
+    };
+    if seconds * 1000.0 > MAX_TIMEOUT_MS {
+        return Err(ToolError::new(format!(
+            "Invalid timeout: maximum is {} seconds",
+            rho_stdx::js::number_text(MAX_TIMEOUT_MS / 1000.0)
+        )));
     }
+    Ok(Duration::from_secs_f64(seconds))
 }
 
 /// `<text>\n\n<status>`, or just the status when there is no text.

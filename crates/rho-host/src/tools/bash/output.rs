@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use tokio::fs::File;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 
 use crate::tools::truncate::{
     DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncatedBy, Truncation, truncate_tail,
@@ -47,6 +47,10 @@ pub(super) struct OutputAccumulator {
     tail_starts_at_line_boundary: bool,
     total_raw_bytes: usize,
     total_decoded_bytes: usize,
+    /// Lines ended by a `\n`.
+    completed_lines: usize,
+    /// Whether text follows the last `\n` (an open last line counts as a line).
+    has_open_line: bool,
     total_lines: usize,
     current_line_bytes: usize,
     saved: Saved,
@@ -66,7 +70,9 @@ impl OutputAccumulator {
             tail_starts_at_line_boundary: true,
             total_raw_bytes: 0,
             total_decoded_bytes: 0,
-            total_lines: 1,
+            completed_lines: 0,
+            has_open_line: false,
+            total_lines: 0,
             current_line_bytes: 0,
             saved: Saved::Memory(Vec::new()),
         }
@@ -213,12 +219,17 @@ impl OutputAccumulator {
             self.trim_tail();
         }
         match text.rfind('\n') {
-            None => self.current_line_bytes += text.len(),
+            None => {
+                self.current_line_bytes += text.len();
+                self.has_open_line = true;
+            }
             Some(last) => {
-                self.total_lines += text.bytes().filter(|&b| b == b'\n').count();
+                self.completed_lines += memchr_count(text.as_bytes());
                 self.current_line_bytes = text.len() - last - 1;
+                self.has_open_line = self.current_line_bytes > 0;
             }
         }
+        self.total_lines = self.completed_lines + usize::from(self.has_open_line);
     }
 
     /// Keeps the last `max_rolling_bytes` of the tail, starting on a character boundary.
@@ -236,15 +247,54 @@ impl OutputAccumulator {
         self.tail.drain(..start);
     }
 
-    /// The tail without a leading partial line (a trim may have cut one).
+    /// The tail without a leading partial line (a trim may have cut one); the whole tail when
+    /// that leaves nothing (one long partial line is still worth showing).
     fn snapshot_text(&self) -> &str {
         if self.tail_starts_at_line_boundary {
             return &self.tail;
         }
         match self.tail.find('\n') {
-            Some(first) => &self.tail[first + 1..],
-            None => &self.tail,
+            Some(first) if first + 1 < self.tail.len() => &self.tail[first + 1..],
+            _ => &self.tail,
         }
+    }
+
+    /// The whole output for programs (bash's `structuredContent.output`): as is up to
+    /// `max_bytes` raw bytes, else its first and last halves around
+    /// `\n\n[... N bytes omitted ...]\n\n` (Pi's `readFullOutput`). Call after
+    /// [`close_temp_file`](Self::close_temp_file). Returns the text and whether it was cut.
+    pub async fn read_full_output(&self, max_bytes: usize) -> std::io::Result<(String, bool)> {
+        let path = match &self.saved {
+            Saved::Memory(chunks) => return Ok((decode_whole(&chunks.concat()), false)),
+            Saved::File(path, _) => path.clone(),
+        };
+        let size = tokio::fs::metadata(&path).await?.len();
+        let max = max_bytes as u64;
+        if size <= max {
+            return Ok((decode_whole(&tokio::fs::read(&path).await?), false));
+        }
+        let head_bytes = max / 2;
+        let tail_bytes = max - head_bytes;
+        let mut file = File::open(&path).await?;
+        let mut head = vec![0u8; usize::try_from(head_bytes).unwrap_or(0)];
+        file.read_exact(&mut head).await?;
+        file.seek(std::io::SeekFrom::Start(size - tail_bytes))
+            .await?;
+        let mut tail = vec![0u8; usize::try_from(tail_bytes).unwrap_or(0)];
+        file.read_exact(&mut tail).await?;
+        // The head's incomplete last character is dropped (a streaming decoder never flushed);
+        // the tail starts at its first character start.
+        let head_text = decode_streamed(&head);
+        let start = tail
+            .iter()
+            .position(|&b| b & 0xc0 != 0x80)
+            .unwrap_or(tail.len());
+        let tail_text = decode_whole(&tail[start..]);
+        let omitted = size - head_bytes - tail_bytes;
+        Ok((
+            format!("{head_text}\n\n[... {omitted} bytes omitted ...]\n\n{tail_text}"),
+            true,
+        ))
     }
 
     fn should_use_temp_file(&self) -> bool {
@@ -266,6 +316,41 @@ impl OutputAccumulator {
         self.saved = Saved::File(path, file);
         Ok(())
     }
+}
+
+/// How many `\n` bytes `bytes` holds.
+fn memchr_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
+/// `new TextDecoder().decode(bytes)`: lossy UTF-8 with a leading BOM dropped.
+fn decode_whole(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    text.strip_prefix(BOM).unwrap_or(&text).to_owned()
+}
+
+/// `decode(bytes, {stream: true})` on a fresh decoder: as [`decode_whole`], but an incomplete
+/// sequence at the end is held back (and so dropped).
+fn decode_streamed(bytes: &[u8]) -> String {
+    let n = bytes.len();
+    let mut end = n;
+    for back in 1..=n.min(3) {
+        let lead = bytes[n - back];
+        if lead & 0xc0 == 0x80 {
+            continue;
+        }
+        let needed = match lead {
+            0xf0.. => 4,
+            0xe0.. => 3,
+            0xc0.. => 2,
+            _ => 1,
+        };
+        if needed > back {
+            end = n - back;
+        }
+        break;
+    }
+    decode_whole(&bytes[..end])
 }
 
 /// Creates `<tmpdir>/<prefix>-<16 hex>.log`, never reusing an existing file.

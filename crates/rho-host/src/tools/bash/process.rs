@@ -10,6 +10,8 @@ use rho_gate::Sandbox;
 use tokio::net::unix::pipe;
 use tokio::process::{Child, Command};
 
+use super::env::ShellEnv;
+
 /// The shell that runs commands, invoked as `<program> -c <command>`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Shell {
@@ -103,6 +105,7 @@ pub(super) fn spawn(
     command: &str,
     cwd: &Path,
     sandbox: Option<&Sandbox>,
+    env: &ShellEnv,
 ) -> Result<Running, ToolError> {
     let (sender, receiver) = pipe::pipe().map_err(|e| ToolError::new(e.to_string()))?;
     let writer: OwnedFd = sender
@@ -120,6 +123,7 @@ pub(super) fn spawn(
         .stderr(Stdio::from(writer_for_stderr))
         .process_group(0)
         .kill_on_drop(true);
+    env.apply(&mut cmd);
     if let Some(sandbox) = sandbox {
         if let Some(tmp) = sandbox.tmp_dir() {
             cmd.env("TMPDIR", tmp);

@@ -217,8 +217,39 @@ fn lines(text: &str) -> Vec<&str> {
     text.split_inclusive('\n').collect()
 }
 
+/// A run of the line diff with its lines as jsdiff's tokens (each keeps its `\n`): what
+/// `structuredPatch` reads.
+pub(super) enum Run<'a> {
+    /// Lines in both texts.
+    Same(Vec<&'a str>),
+    /// Lines only in the old text.
+    Removed(Vec<&'a str>),
+    /// Lines only in the new text.
+    Added(Vec<&'a str>),
+}
+
+/// The line diff of `old` and `new` as jsdiff's `diffLines` reports it, lines with their `\n`.
+pub(super) fn runs_of<'a>(old: &'a str, new: &'a str) -> Vec<Run<'a>> {
+    let strip = |line: &'a str| line;
+    diff_runs(old, new, strip, Run::Same, Run::Removed, Run::Added)
+}
+
 /// The line diff of `old` and `new` as jsdiff's `diffLines` reports it.
 fn parts<'a>(old: &'a str, new: &'a str) -> Vec<Part<'a>> {
+    let strip = |line: &'a str| line.strip_suffix('\n').unwrap_or(line);
+    diff_runs(old, new, strip, Part::Unchanged, Part::Removed, Part::Added)
+}
+
+/// The Myers runs of the line tokens of `old` and `new`, each line passed through `line` and
+/// each run built by the constructor of its kind.
+fn diff_runs<'a, T>(
+    old: &'a str,
+    new: &'a str,
+    line: impl Fn(&'a str) -> &'a str,
+    same: impl Fn(Vec<&'a str>) -> T,
+    removed: impl Fn(Vec<&'a str>) -> T,
+    added: impl Fn(Vec<&'a str>) -> T,
+) -> Vec<T> {
     let (old_lines, new_lines) = (lines(old), lines(new));
     // Compare small integers instead of strings; equal lines get equal ids.
     let mut ids: HashMap<&str, u32> = HashMap::new();
@@ -229,7 +260,6 @@ fn parts<'a>(old: &'a str, new: &'a str) -> Vec<Part<'a>> {
     let old_ids: Vec<u32> = old_lines.iter().map(|l| intern(l)).collect();
     let new_ids: Vec<u32> = new_lines.iter().map(|l| intern(l)).collect();
 
-    let strip = |line: &&'a str| line.strip_suffix('\n').unwrap_or(line);
     let (mut old_at, mut new_at) = (0, 0);
     let mut parts = Vec::new();
     for (kind, count) in myers(&old_ids, &new_ids) {
@@ -238,21 +268,21 @@ fn parts<'a>(old: &'a str, new: &'a str) -> Vec<Part<'a>> {
                 .get(at..at + count)
                 .unwrap_or_default()
                 .iter()
-                .map(strip)
+                .map(|l| line(l))
                 .collect()
         };
         match kind {
             Kind::Same => {
-                parts.push(Part::Unchanged(take(&new_lines, new_at)));
+                parts.push(same(take(&new_lines, new_at)));
                 old_at += count;
                 new_at += count;
             }
             Kind::Removed => {
-                parts.push(Part::Removed(take(&old_lines, old_at)));
+                parts.push(removed(take(&old_lines, old_at)));
                 old_at += count;
             }
             Kind::Added => {
-                parts.push(Part::Added(take(&new_lines, new_at)));
+                parts.push(added(take(&new_lines, new_at)));
                 new_at += count;
             }
         }

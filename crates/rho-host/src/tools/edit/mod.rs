@@ -3,6 +3,7 @@
 
 pub mod apply;
 pub mod diff;
+pub mod patch;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ use self::apply::{
     Edit, apply_edits, detect_line_ending, normalize_to_lf, restore_line_endings, strip_bom,
 };
 use self::diff::{CONTEXT_LINES, diff_text};
+use self::patch::patch_text;
 use super::mutation_queue::MutationQueue;
 use super::path::resolve_to_cwd;
 use super::write::{ABORTED, node_error, node_error_code, string_arg, write_guarded};
@@ -66,13 +68,11 @@ impl EditTool {
                                 "type": "string",
                                 "description": "Replacement text for this targeted edit."
                             }
-                        },
-                        "additionalProperties": false
+                        }
                     },
                     "description": "One or more targeted replacements. Each edit is matched against the original file, not incrementally. Do not include overlapping or nested edits. If two changes touch the same block or nearby lines, merge them into one edit instead."
                 }
-            },
-            "additionalProperties": false
+            }
         });
         EditTool {
             cwd: cwd.into(),
@@ -139,6 +139,10 @@ impl AgentTool for EditTool {
         &self.schema
     }
 
+    fn constrained_sampling(&self) -> Option<Value> {
+        Some(serde_json::json!({"type": "json_schema", "strict": "prefer"}))
+    }
+
     /// Pi's `prepareEditArguments`: `edits` sent as a JSON string holding an array is parsed;
     /// legacy top-level `oldText`/`newText` strings become one more entry of `edits`.
     fn prepare_arguments(&self, args: Value) -> Result<Value, ToolError> {
@@ -156,15 +160,34 @@ impl AgentTool for EditTool {
     }
 }
 
+/// An object with string `oldText` and `newText` (Pi's `isSingleEditInput`).
+fn is_single_edit(value: &Value) -> bool {
+    value.get("oldText").is_some_and(Value::is_string)
+        && value.get("newText").is_some_and(Value::is_string)
+        && value.is_object()
+}
+
 /// See [`EditTool::prepare_arguments`]; anything else is returned unchanged.
 pub fn prepare_edit_arguments(args: Value) -> Value {
     let Value::Object(mut object) = args else {
         return args;
     };
-    if let Some(Value::String(text)) = object.get("edits")
-        && let Ok(parsed @ Value::Array(_)) = serde_json::from_str::<Value>(text)
-    {
-        object.insert("edits".to_owned(), parsed);
+    // Some models send `edits` as a JSON string, or one edit object instead of a list (Pi 1.6).
+    match object.get("edits") {
+        Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+            Ok(parsed @ Value::Array(_)) => {
+                object.insert("edits".to_owned(), parsed);
+            }
+            Ok(single) if is_single_edit(&single) => {
+                object.insert("edits".to_owned(), Value::Array(vec![single]));
+            }
+            _ => {}
+        },
+        Some(single) if is_single_edit(single) => {
+            let single = single.clone();
+            object.insert("edits".to_owned(), Value::Array(vec![single]));
+        }
+        _ => {}
     }
     let legacy = match (object.get("oldText"), object.get("newText")) {
         (Some(Value::String(old)), Some(Value::String(new))) => {
@@ -240,6 +263,8 @@ fn edit_on_disk(
     let diff = diff_text(&applied.base, &applied.new, CONTEXT_LINES);
     let mut details = Map::new();
     details.insert("diff".to_owned(), Value::String(diff.diff));
+    let patch = patch_text(path, &applied.base, &applied.new, CONTEXT_LINES);
+    details.insert("patch".to_owned(), Value::String(patch));
     if let Some(line) = diff.first_changed_line {
         details.insert("firstChangedLine".to_owned(), json!(line));
     }

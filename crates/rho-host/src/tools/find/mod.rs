@@ -32,6 +32,9 @@ const DESCRIPTION: &str = "Search for files by glob pattern. Returns matching fi
 /// Results returned when the model gives no `limit`.
 const DEFAULT_LIMIT: f64 = 1000.0;
 
+/// `Number.MAX_SAFE_INTEGER`, the largest limit Pi passes on.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
 /// The error text of an aborted call.
 const ABORTED: &str = "Operation aborted";
 
@@ -47,12 +50,12 @@ impl FindTool {
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
         let schema = json!({
             "type": "object",
+            "required": ["pattern"],
             "properties": {
-                "pattern": {"type": "string", "description": "Glob pattern to match files, e.g. '*.ts', '**/*.json', or 'src/**/*.spec.ts'"},
+                "pattern": {"type": "string", "description": "Glob pattern relative to the search directory, e.g. 'src/**/*.ts'. Without '/', e.g. '*.ts', it matches file names at any depth"},
                 "path": {"type": "string", "description": "Directory to search in (default: current directory)"},
                 "limit": {"type": "number", "description": "Maximum number of results (default: 1000)"}
-            },
-            "required": ["pattern"]
+            }
         });
         FindTool {
             cwd: cwd.into(),
@@ -131,21 +134,16 @@ fn run(
     cancel: &CancellationToken,
     gate: Option<&GatePolicy>,
 ) -> Result<ToolOutput, ToolError> {
-    // fd's `--max-results` takes a non-negative integer; 0 means no limit.
-    if limit < 0.0 || limit.fract() != 0.0 {
-        return Err(ToolError::new(format!(
-            "error: Invalid value '{}' for '--max-results <count>': invalid digit found in string\n\nFor more information try '--help'",
-            js_number(limit)
-        )));
-    }
+    // Pi 1.6: `max(1, floor(limit ?? 1000))`, and fd looks for one result more.
+    let limit = limit.floor().clamp(1.0, MAX_SAFE_INTEGER);
     if !root.is_dir() {
         return Err(ToolError::new(format!(
             "[fd error]: Search path '{}' is not a directory.\n[fd error]: No valid search paths given.",
             root.display()
         )));
     }
-    let matcher = FdMatcher::new(pattern)?;
-    let max = (limit > 0.0).then_some(limit as usize);
+    let matcher = FdMatcher::new(pattern, root)?;
+    let max = Some((limit as usize).saturating_add(1));
     let not_a_dir = |_| {
         ToolError::new(format!(
             "[fd error]: Search path '{}' is not a directory.\n[fd error]: No valid search paths given.",
@@ -155,14 +153,17 @@ fn run(
     let guarded = gate
         .map(|gate| GuardedDir::open(gate, NAME, root, not_a_dir))
         .transpose()?;
-    let found = walk::walk(root, &matcher, max, cancel)?;
+    let mut found = walk::walk(root, &matcher, max, cancel)?;
     if let (Some(guarded), Some(gate)) = (&guarded, gate) {
         guarded.recheck(gate, NAME)?;
     }
     if found.is_empty() {
         return Ok(ToolOutput::text("No files found matching pattern"));
     }
-    let limit_notice = (found.len() as f64 >= limit).then(|| {
+    // Only a result past the limit proves that the limit cut results off.
+    let reached = found.len() as f64 > limit;
+    found.truncate(limit as usize);
+    let limit_notice = reached.then(|| {
         let notice = format!(
             "{} results limit reached. Use limit={} for more, or refine pattern",
             js_number(limit),
@@ -177,8 +178,8 @@ fn run(
     })
 }
 
-/// fd's `--glob` matcher for Pi's pattern: on the file name, or on the whole path (with a `**/`
-/// prefix Pi adds) when the pattern contains `/`.
+/// fd's `--glob` matcher for Pi 1.6's pattern: on the file name, or on the whole path when the
+/// pattern contains `/`; a relative path pattern is anchored at the search directory.
 struct FdMatcher {
     regex: Option<Regex>,
     full_path: bool,
@@ -186,14 +187,19 @@ struct FdMatcher {
 
 impl FdMatcher {
     /// Translates the pattern like Pi and fd; a bad glob fails with fd's message.
-    fn new(pattern: &str) -> Result<Self, ToolError> {
+    fn new(pattern: &str, root: &Path) -> Result<Self, ToolError> {
+        let mut pattern = pattern;
+        while let Some(rest) = pattern.strip_prefix("./") {
+            pattern = rest;
+        }
         let full_path = pattern.contains('/');
-        let effective = if full_path
-            && !pattern.starts_with('/')
-            && !pattern.starts_with("**/")
-            && pattern != "**"
-        {
-            format!("**/{pattern}")
+        let relative_path = full_path && !pattern.starts_with('/');
+        // Pi passes `--ignore-case` for an all-lower-case relative path pattern; otherwise fd's
+        // smart case reads the (anchored) pattern.
+        let lower_case = pattern.to_lowercase() == pattern;
+        let effective = if relative_path {
+            let root = root.to_string_lossy();
+            format!("{}/{pattern}", escape_glob(root.trim_end_matches('/')))
         } else {
             pattern.to_owned()
         };
@@ -210,7 +216,7 @@ impl FdMatcher {
             .build()
             .map_err(|e| fd_error(&e))?;
         let source = glob.regex();
-        let case_sensitive = has_uppercase(source);
+        let case_sensitive = !(relative_path && lower_case) && has_uppercase(source);
         let regex = RegexBuilder::new(source)
             .case_insensitive(!case_sensitive)
             .dot_matches_new_line(true)
@@ -235,6 +241,18 @@ impl FdMatcher {
         };
         regex.is_match(subject.as_bytes())
     }
+}
+
+/// `text` with glob metacharacters escaped (Pi: `replace(/[\\*?[\]{}]/g, "\\$&")`).
+fn escape_glob(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '\\' | '*' | '?' | '[' | ']' | '{' | '}') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// fd's smart case: case-sensitive exactly when the regex has an uppercase literal or class end.

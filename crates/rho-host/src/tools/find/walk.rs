@@ -167,14 +167,19 @@ mod tests {
         let cancel = CancellationToken::new();
         let far = Instant::now() + Duration::from_secs(3600);
         for pattern in ["*", "*.rs"] {
-            let matcher = FdMatcher::new(pattern).unwrap();
+            let matcher = FdMatcher::new(pattern, dir.path()).unwrap();
             for max in [None, Some(3)] {
                 let sorted = walk_sorted(dir.path(), &matcher, max, &cancel, far).unwrap();
                 let parallel = walk_parallel(dir.path(), &matcher, max, &cancel).unwrap();
                 assert_eq!(parallel, sorted.unwrap(), "{pattern} {max:?}");
             }
         }
-        let all = walk_parallel(dir.path(), &FdMatcher::new("*").unwrap(), None, &cancel);
+        let all = walk_parallel(
+            dir.path(),
+            &FdMatcher::new("*", dir.path()).unwrap(),
+            None,
+            &cancel,
+        );
         let expected = [
             ".gitignore",
             ".h/",
@@ -196,7 +201,7 @@ mod tests {
     fn a_sorted_walk_past_its_deadline_gives_up() {
         let dir = tempfile::tempdir().unwrap();
         let cancel = CancellationToken::new();
-        let matcher = FdMatcher::new("*").unwrap();
+        let matcher = FdMatcher::new("*", dir.path()).unwrap();
         let past = Instant::now() - Duration::from_millis(1);
         assert_eq!(
             walk_sorted(dir.path(), &matcher, None, &cancel, past),

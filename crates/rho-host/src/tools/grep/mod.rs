@@ -9,7 +9,6 @@ pub(crate) mod guard;
 pub(crate) mod output;
 mod search;
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -30,6 +29,9 @@ const DESCRIPTION: &str = "Search file contents for a pattern. Returns matching 
 /// Matches returned when the model gives no `limit`.
 const DEFAULT_LIMIT: f64 = 100.0;
 
+/// `Number.MAX_SAFE_INTEGER`, the largest limit or context Pi passes on.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
 /// Longest line (in UTF-16 code units, like JavaScript) shown before `... [truncated]`.
 pub const GREP_MAX_LINE_LENGTH: usize = 500;
 
@@ -48,16 +50,16 @@ impl GrepTool {
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
         let schema = json!({
             "type": "object",
+            "required": ["pattern"],
             "properties": {
                 "pattern": {"type": "string", "description": "Search pattern (regex or literal string)"},
                 "path": {"type": "string", "description": "Directory or file to search (default: current directory)"},
-                "glob": {"type": "string", "description": "Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'"},
+                "glob": {"type": "string", "description": "Filter files by glob pattern relative to path, e.g. 'src/**/*.ts'. Without '/', e.g. '*.ts', it matches file names at any depth"},
                 "ignoreCase": {"type": "boolean", "description": "Case-insensitive search (default: false)"},
                 "literal": {"type": "boolean", "description": "Treat pattern as literal string instead of regex (default: false)"},
                 "context": {"type": "number", "description": "Number of lines to show before and after each match (default: 0)"},
                 "limit": {"type": "number", "description": "Maximum number of matches to return (default: 100)"}
-            },
-            "required": ["pattern"]
+            }
         });
         GrepTool {
             cwd: cwd.into(),
@@ -95,23 +97,34 @@ impl GrepTool {
         };
         let flag = |key: &str| args.get(key).and_then(Value::as_bool).unwrap_or(false);
         let root = resolve_to_cwd(text_arg("path").unwrap_or("."), &self.cwd);
+        // Pi 1.6: `context > 0 ? floor(context) : 0`, `max(1, floor(limit ?? 100))`.
         let context = number_arg(args, "context")
             .filter(|&c| c > 0.0)
-            .unwrap_or(0.0);
-        let limit = number_arg(args, "limit").unwrap_or(DEFAULT_LIMIT).max(1.0);
+            .map_or(0, |c| c.floor().min(MAX_SAFE_INTEGER) as usize);
+        let limit = number_arg(args, "limit")
+            .unwrap_or(DEFAULT_LIMIT)
+            .floor()
+            .max(1.0);
+        // rg roots `--glob` at its working directory: the search directory (a file search runs
+        // in the session's). rg never matches a leading `./`, so Pi drops it (after a `!`).
+        let glob_root = if root.is_dir() {
+            root.clone()
+        } else {
+            self.cwd.clone()
+        };
         let request = SearchRequest {
             root,
-            glob_root: self.cwd.clone(),
+            glob_root,
             pattern: pattern.to_owned(),
             ignore_case: flag("ignoreCase"),
             literal: flag("literal"),
-            glob: text_arg("glob").map(str::to_owned),
-            // The count is compared with `>=`, so a fractional limit rounds up.
-            max_matches: limit.ceil() as usize,
+            glob: text_arg("glob").map(strip_leading_dot_slash),
+            limit: limit.min(MAX_SAFE_INTEGER) as usize,
+            context,
             gate: self.gate.clone(),
         };
         let cancel = cancel.clone();
-        tokio::task::spawn_blocking(move || run(&request, context, limit, &cancel))
+        tokio::task::spawn_blocking(move || run(&request, limit, &cancel))
             .await
             .map_err(|e| ToolError::new(e.to_string()))?
     }
@@ -142,10 +155,27 @@ impl AgentTool for GrepTool {
     }
 }
 
+/// `glob` without leading `./` segments, keeping a leading `!` (Pi's
+/// `glob.replace(/^(!?)(?:\.\/)+/, "$1")`).
+fn strip_leading_dot_slash(glob: &str) -> String {
+    let (negation, mut rest) = match glob.strip_prefix('!') {
+        Some(rest) => ("!", rest),
+        None => ("", glob),
+    };
+    let stripped = rest.starts_with("./");
+    while let Some(after) = rest.strip_prefix("./") {
+        rest = after;
+    }
+    if stripped {
+        format!("{negation}{rest}")
+    } else {
+        glob.to_owned()
+    }
+}
+
 /// The blocking part of a call: search, then format like Pi.
 fn run(
     request: &SearchRequest,
-    context: f64,
     limit: f64,
     cancel: &CancellationToken,
 ) -> Result<ToolOutput, ToolError> {
@@ -173,19 +203,16 @@ fn run(
     if let (Some(guarded), Some(gate)) = (&guarded, gate) {
         guarded.recheck(gate, NAME)?;
     }
-    if outcome.matches.is_empty() {
+    if outcome.match_count == 0 {
         return Ok(ToolOutput::text("No matches found"));
     }
     let mut formatter = Formatter {
         root: &request.root,
         is_dir,
-        context,
         lines_truncated: false,
-        file_cache: None,
-        gate,
     };
     let mut lines = Vec::new();
-    for found in &outcome.matches {
+    for found in &outcome.lines {
         formatter.format(found, &mut lines);
     }
     let limit_notice = outcome.limit_reached.then(|| {
@@ -209,104 +236,29 @@ fn run(
     })
 }
 
-/// Turns matches into Pi's output lines.
+/// Turns matches and context lines into Pi's output lines.
 struct Formatter<'a> {
     root: &'a Path,
     is_dir: bool,
-    context: f64,
     lines_truncated: bool,
-    /// The last file read for context lines (matches of one file arrive together).
-    file_cache: Option<(PathBuf, Vec<String>)>,
-    /// Context lines are re-read from the file, through the gate like the search itself.
-    gate: Option<&'a GatePolicy>,
 }
 
 impl Formatter<'_> {
-    /// Appends the line(s) for one match: `path:n: text`, with `path-n- text` context around.
+    /// Appends `path:n: text` for a match, `path-n- text` for a context line.
     fn format(&mut self, found: &FoundLine, out: &mut Vec<String>) {
-        // rg sends non-UTF-8 paths as bytes, which Pi skips (while still counting the match).
+        // rg sends non-UTF-8 paths as bytes; rho skips them (while still counting the match).
         let Some(display) = self.display_path(&found.path) else {
             return;
         };
-        if self.context == 0.0
-            && let Some(text) = &found.text
-        {
-            let line = text.replace("\r\n", "\n").replace('\r', "");
-            let line = line.strip_suffix('\n').unwrap_or(&line);
-            let shown = self.truncate(line);
-            out.push(format!("{display}:{}: {shown}", found.line_number));
-            return;
-        }
-        self.format_block(&display, found, out);
-    }
-
-    /// Pi's block: the match line and `context` lines each side, re-read from the file.
-    fn format_block(&mut self, display: &str, found: &FoundLine, out: &mut Vec<String>) {
-        self.load_file(&found.path);
-        // Taken out while formatting so `truncate` can borrow `self`; put back below.
-        let cache = self.file_cache.take();
-        let lines = cache
-            .as_ref()
-            .map_or(&[][..], |(_, lines)| lines.as_slice());
-        let number = found.line_number as f64;
-        if lines.is_empty() {
-            out.push(format!(
-                "{display}:{}: (unable to read file)",
-                found.line_number
-            ));
-            self.file_cache = cache;
-            return;
-        }
-        let count = lines.len() as f64;
-        let (start, end) = if self.context > 0.0 {
-            (
-                (number - self.context).max(1.0),
-                (number + self.context).min(count),
-            )
+        // Only the line terminator goes: a lone CR inside a line is content.
+        let text = found.text.strip_suffix('\n').unwrap_or(&found.text);
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        let shown = self.truncate(text);
+        let number = found.line_number;
+        if found.is_match {
+            out.push(format!("{display}:{number}: {shown}"));
         } else {
-            (number, number)
-        };
-        let mut current = start;
-        let mut block = Vec::new();
-        while current <= end {
-            // A fractional context gives fractional line numbers, which index nothing in Pi.
-            let text = if current.fract() == 0.0 {
-                lines.get(current as usize - 1).map_or("", String::as_str)
-            } else {
-                ""
-            };
-            let shown = self.truncate(text);
-            let n = js_number(current);
-            if current == number {
-                block.push(format!("{display}:{n}: {shown}"));
-            } else {
-                block.push(format!("{display}-{n}- {shown}"));
-            }
-            current += 1.0;
-        }
-        out.extend(block);
-        self.file_cache = cache;
-    }
-
-    /// The file's lines as Pi splits them (`\r\n`, `\r` and `\n` all end a line); empty if
-    /// unreadable.
-    fn load_file(&mut self, path: &Path) {
-        let cached = matches!(&self.file_cache, Some((p, _)) if p == path);
-        if !cached {
-            let mut bytes = Vec::new();
-            let read = guard::open_file(self.gate, NAME, path)
-                .ok()
-                .and_then(|mut file| file.read_to_end(&mut bytes).ok());
-            let lines = match read.map(|_| bytes) {
-                Some(bytes) => String::from_utf8_lossy(&bytes)
-                    .replace("\r\n", "\n")
-                    .replace('\r', "\n")
-                    .split('\n')
-                    .map(str::to_owned)
-                    .collect(),
-                None => Vec::new(),
-            };
-            self.file_cache = Some((path.to_path_buf(), lines));
+            out.push(format!("{display}-{number}- {shown}"));
         }
     }
 

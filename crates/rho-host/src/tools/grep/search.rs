@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
-use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
 use rho_gate::GatePolicy;
@@ -30,7 +30,8 @@ const QUEUE_DEPTH: usize = 1024;
 pub(crate) struct SearchRequest {
     /// The resolved search path (a directory or a file).
     pub root: PathBuf,
-    /// The directory `--glob` patterns are relative to (rg's working directory).
+    /// The directory `--glob` patterns are relative to (rg's working directory: the search
+    /// directory, or the session's for a file).
     pub glob_root: PathBuf,
     /// The pattern, a regex unless `literal`.
     pub pattern: String,
@@ -40,27 +41,33 @@ pub(crate) struct SearchRequest {
     pub literal: bool,
     /// `--glob <glob>`.
     pub glob: Option<String>,
-    /// Stop after this many matching lines.
-    pub max_matches: usize,
+    /// Matches shown; one more is looked for, to prove the limit cut results off.
+    pub limit: usize,
+    /// `--context`: lines shown before and after each match.
+    pub context: usize,
     /// Every file is opened through this gate, if there is one.
     pub gate: Option<Arc<GatePolicy>>,
 }
 
-/// One matching line.
+/// One line rg reports: a match or a context line.
 pub(crate) struct FoundLine {
     /// The file, as the walk produced it (the search root joined with the relative path).
     pub path: PathBuf,
     /// 1-based line number.
     pub line_number: u64,
-    /// The line with its terminator, `None` when it is not UTF-8 (rg then sends base64).
-    pub text: Option<String>,
+    /// The line with its terminator (lossy UTF-8, as Pi decodes rg's base64 `bytes`).
+    pub text: String,
+    /// A match (`path:n: text`), or context (`path-n- text`).
+    pub is_match: bool,
 }
 
 /// Everything the search found.
 pub(crate) struct SearchOutcome {
-    /// The matching lines in walk order, at most `max_matches`.
-    pub matches: Vec<FoundLine>,
-    /// Whether the search stopped at `max_matches`.
+    /// The lines to show, in walk order: at most `limit` matches with their context.
+    pub lines: Vec<FoundLine>,
+    /// How many matches are shown.
+    pub match_count: usize,
+    /// Whether a further match exists beyond the limit.
     pub limit_reached: bool,
 }
 
@@ -73,10 +80,13 @@ pub(crate) enum SearchError {
     Failed(String),
 }
 
+/// One reported line: number, bytes with terminator, whether it matched.
+type Line = (u64, Vec<u8>, bool);
+
 /// The result of searching one walk entry.
 enum FileResult {
-    /// The file and its matching lines (number, bytes with terminator).
-    Matches(PathBuf, Vec<(u64, Vec<u8>)>),
+    /// The file and its reported lines.
+    Matches(PathBuf, Vec<Line>),
     /// rg's message for a file or directory it could not read.
     Error(String),
 }
@@ -101,13 +111,16 @@ pub(crate) fn search(
         scope.spawn(move || walk_files(walk, &job_tx, &walker_results, stop_ref));
         for _ in 0..workers {
             let (jobs, results, matcher) = (job_rx.clone(), result_tx.clone(), matcher.clone());
-            let cap = request.max_matches;
-            let gate = request.gate.as_deref();
-            scope.spawn(move || search_files(&matcher, &jobs, &results, cap, stop_ref, gate));
+            // One match past the limit proves that more exist.
+            let cap = request.limit.saturating_add(1);
+            let (gate, context) = (request.gate.as_deref(), request.context);
+            scope.spawn(move || {
+                search_files(&matcher, &jobs, &results, (cap, context), stop_ref, gate);
+            });
         }
         drop(result_tx);
         drop(job_rx);
-        let outcome = collect(&result_rx, request.max_matches, cancel);
+        let outcome = collect(&result_rx, request, cancel);
         // Whatever happened, the helpers must wind down before the scope can end.
         stop.store(true, Ordering::Relaxed);
         outcome
@@ -190,12 +203,12 @@ fn search_files(
     matcher: &RegexMatcher,
     jobs: &Receiver<Job>,
     results: &Sender<(usize, FileResult)>,
-    cap: usize,
+    (cap, context): (usize, usize),
     stop: &AtomicBool,
     gate: Option<&GatePolicy>,
 ) {
-    let mut implicit = searcher(BinaryDetection::quit(b'\0'));
-    let mut explicit = searcher(BinaryDetection::convert(b'\0'));
+    let mut implicit = searcher(BinaryDetection::quit(b'\0'), context);
+    let mut explicit = searcher(BinaryDetection::convert(b'\0'), context);
     for (index, path, is_explicit) in jobs {
         if stop.load(Ordering::Relaxed) {
             continue;
@@ -211,11 +224,14 @@ fn search_files(
     }
 }
 
-/// A line-numbering searcher with rg's binary handling (`quit` when walked, `convert` when named).
-fn searcher(binary: BinaryDetection) -> Searcher {
+/// A line-numbering searcher with rg's binary handling (`quit` when walked, `convert` when named)
+/// and `context` lines around matches (`rg --context`).
+fn searcher(binary: BinaryDetection, context: usize) -> Searcher {
     SearcherBuilder::new()
         .line_number(true)
         .binary_detection(binary)
+        .before_context(context)
+        .after_context(context)
         .build()
 }
 
@@ -241,6 +257,7 @@ fn search_file(
     };
     let mut sink = Collect {
         lines: Vec::new(),
+        matches: 0,
         cap,
         stop,
     };
@@ -257,9 +274,10 @@ fn search_file(
     }
 }
 
-/// Keeps matching lines until the per-file cap or a global stop.
+/// Keeps matching and context lines until the per-file match cap or a global stop.
 struct Collect<'a> {
-    lines: Vec<(u64, Vec<u8>)>,
+    lines: Vec<Line>,
+    matches: usize,
     cap: usize,
     stop: &'a AtomicBool,
 }
@@ -269,21 +287,31 @@ impl Sink for Collect<'_> {
 
     fn matched(&mut self, _searcher: &Searcher, found: &SinkMatch<'_>) -> Result<bool, io::Error> {
         let line_number = found.line_number().unwrap_or_default();
-        self.lines.push((line_number, found.bytes().to_vec()));
-        Ok(self.lines.len() < self.cap && !self.stop.load(Ordering::Relaxed))
+        // A multi-line match is one event in rg's JSON; line mode gives one line per match.
+        self.lines.push((line_number, found.bytes().to_vec(), true));
+        self.matches += 1;
+        Ok(self.matches < self.cap && !self.stop.load(Ordering::Relaxed))
+    }
+
+    fn context(&mut self, _searcher: &Searcher, line: &SinkContext<'_>) -> Result<bool, io::Error> {
+        let line_number = line.line_number().unwrap_or_default();
+        self.lines.push((line_number, line.bytes().to_vec(), false));
+        Ok(!self.stop.load(Ordering::Relaxed))
     }
 }
 
-/// Puts results back into walk order and stops at the limit, on cancellation, or at the end.
+/// Puts results back into walk order and applies Pi 1.6's limit: after the `limit`-th match
+/// only its trailing context is kept, and the notice needs proof of one more match. Stops then,
+/// on cancellation, or at the end.
 fn collect(
     results: &Receiver<(usize, FileResult)>,
-    max_matches: usize,
+    request: &SearchRequest,
     cancel: &CancellationToken,
 ) -> Result<SearchOutcome, SearchError> {
     let mut pending: BTreeMap<usize, FileResult> = BTreeMap::new();
     let mut next = 0;
-    let mut matches = Vec::new();
     let mut errors = Vec::new();
+    let mut shown = Shown::new(request.limit, request.context as u64);
     loop {
         if cancel.is_cancelled() {
             return Err(SearchError::Aborted);
@@ -303,18 +331,16 @@ fn collect(
                 }
                 FileResult::Matches(path, lines) => (path, lines),
             };
-            for (line_number, bytes) in lines {
-                matches.push(FoundLine {
+            for (line_number, bytes, is_match) in lines {
+                let line = FoundLine {
                     path: path.clone(),
                     line_number,
-                    text: String::from_utf8(bytes).ok(),
-                });
-                if matches.len() >= max_matches {
+                    text: String::from_utf8_lossy(&bytes).into_owned(),
+                    is_match,
+                };
+                if shown.take(line) {
                     // rg is killed here, so errors seen so far do not fail the call.
-                    return Ok(SearchOutcome {
-                        matches,
-                        limit_reached: true,
-                    });
+                    return Ok(shown.outcome());
                 }
             }
         }
@@ -322,8 +348,80 @@ fn collect(
     if !errors.is_empty() {
         return Err(SearchError::Failed(errors.join("\n")));
     }
-    Ok(SearchOutcome {
-        matches,
-        limit_reached: false,
-    })
+    Ok(shown.outcome())
+}
+
+/// Pi's line handler (`rl.on("line")`): which reported lines are shown, and when to stop.
+struct Shown {
+    limit: usize,
+    context: u64,
+    lines: Vec<FoundLine>,
+    match_count: usize,
+    /// Set at the last allowed match.
+    limit_hit: bool,
+    /// Its trailing context ends at this line of `last_file`.
+    trailing_context_end: u64,
+    last_file: Option<PathBuf>,
+    /// A further match was seen.
+    limit_reached: bool,
+}
+
+impl Shown {
+    fn new(limit: usize, context: u64) -> Self {
+        Shown {
+            limit,
+            context,
+            lines: Vec::new(),
+            match_count: 0,
+            limit_hit: false,
+            trailing_context_end: 0,
+            last_file: None,
+            limit_reached: false,
+        }
+    }
+
+    /// Takes one reported line; `true` when the search is done.
+    fn take(&mut self, line: FoundLine) -> bool {
+        if !self.limit_hit {
+            let (is_match, number) = (line.is_match, line.line_number);
+            self.push(line);
+            if is_match {
+                self.match_count += 1;
+                if self.match_count >= self.limit {
+                    self.limit_hit = true;
+                    self.trailing_context_end = number + self.context;
+                }
+            }
+            return false;
+        }
+        let in_window = self.last_file.as_deref() == Some(line.path.as_path())
+            && line.line_number <= self.trailing_context_end;
+        let before_end = line.line_number < self.trailing_context_end;
+        let is_match = line.is_match;
+        // A match inside the last match's trailing context is shown as context.
+        if in_window {
+            self.push(FoundLine {
+                is_match: false,
+                ..line
+            });
+        }
+        // Only another match proves that the limit cut results off.
+        if is_match {
+            self.limit_reached = true;
+        }
+        self.limit_reached && !(in_window && before_end)
+    }
+
+    fn push(&mut self, line: FoundLine) {
+        self.last_file = Some(line.path.clone());
+        self.lines.push(line);
+    }
+
+    fn outcome(self) -> SearchOutcome {
+        SearchOutcome {
+            lines: self.lines,
+            match_count: self.match_count,
+            limit_reached: self.limit_reached,
+        }
+    }
 }

@@ -14,6 +14,8 @@ pub enum ImageMime {
     Gif,
     /// `image/webp`.
     Webp,
+    /// `image/bmp` (Pi 1.6; converted to PNG before it is sent).
+    Bmp,
 }
 
 impl ImageMime {
@@ -24,73 +26,104 @@ impl ImageMime {
             ImageMime::Png => "image/png",
             ImageMime::Gif => "image/gif",
             ImageMime::Webp => "image/webp",
+            ImageMime::Bmp => "image/bmp",
         }
     }
 }
 
-/// The UTF-8 byte order mark, which `file-type` skips before sniffing again.
-const BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
 /// The PNG signature.
 const PNG_SIGNATURE: &[u8] = &[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
 
 /// The supported image type of a file whose first bytes are `bytes`, or `None` for text.
 ///
 /// Only the first [`SNIFF_BYTES`] of `bytes` are looked at, so callers may pass the whole file.
-/// The checks are those of `file-type` (which Pi uses) for the four supported types, in its
-/// order: a leading UTF-8 BOM is skipped, JPEG-LS (`FF D8 FF F7`) is not JPEG, and a PNG with an
-/// `acTL` chunk before its first `IDAT` is an animated PNG (`image/apng`), which is not supported.
+/// The checks are Pi 1.6's `detectSupportedImageMimeType`, in its order: JPEG (not JPEG-LS,
+/// `FF D8 FF F7`), PNG with an `IHDR` first and no `acTL` before its first `IDAT` (an animated
+/// PNG is not supported), GIF87a/GIF89a, WebP, and BMP (see [`is_bmp`]).
 pub fn detect_image_mime(bytes: &[u8]) -> Option<ImageMime> {
-    let mut head = &bytes[..bytes.len().min(SNIFF_BYTES)];
-    // `file-type` gives up on fewer than two bytes.
-    if head.len() < 2 {
-        return None;
-    }
-    while let Some(rest) = head.strip_prefix(BOM) {
-        head = rest;
-    }
-    if head.starts_with(b"GIF") {
-        return Some(ImageMime::Gif);
-    }
+    let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
     if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        // Bytes past the end read as zero in `file-type`'s buffer, so a 3-byte file is JPEG.
         return (head.get(3) != Some(&0xF7)).then_some(ImageMime::Jpeg);
     }
     if head.starts_with(PNG_SIGNATURE) {
-        return png_kind(head);
+        return (is_png(head) && !is_animated_png(head)).then_some(ImageMime::Png);
+    }
+    if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
+        return Some(ImageMime::Gif);
     }
     if head.starts_with(b"RIFF") && head.get(8..12) == Some(b"WEBP".as_slice()) {
         return Some(ImageMime::Webp);
     }
+    if head.starts_with(b"BM") && is_bmp(head) {
+        return Some(ImageMime::Bmp);
+    }
     None
 }
 
-/// Walks the PNG chunks within the sniffed bytes: `IDAT` first means PNG, `acTL` first means APNG.
-fn png_kind(head: &[u8]) -> Option<ImageMime> {
-    let size = head.len();
-    let mut position = PNG_SIGNATURE.len();
-    loop {
-        // `file-type` fails with "End-Of-Stream" when a chunk header is cut off here; a file this
-        // short is no readable image either, so it is called PNG and then omitted as undecodable.
-        let Some(header) = head.get(position..position + 8) else {
-            return Some(ImageMime::Png);
+fn u32_be(head: &[u8], at: usize) -> Option<usize> {
+    let b = head.get(at..at + 4)?;
+    usize::try_from(u32::from_be_bytes([b[0], b[1], b[2], b[3]])).ok()
+}
+
+/// Pi's `isPng`: the first chunk is a 13-byte `IHDR`.
+fn is_png(head: &[u8]) -> bool {
+    head.len() >= 16 && u32_be(head, 8) == Some(13) && head.get(12..16) == Some(b"IHDR".as_slice())
+}
+
+/// Pi's `isAnimatedPng`: an `acTL` chunk before the first `IDAT` within the sniffed bytes.
+fn is_animated_png(head: &[u8]) -> bool {
+    let mut offset = PNG_SIGNATURE.len();
+    while offset + 8 <= head.len() {
+        let Some(length) = u32_be(head, offset) else {
+            return false;
         };
-        let length = i32::from_be_bytes([header[0], header[1], header[2], header[3]]);
-        let Ok(length) = usize::try_from(length) else {
-            // A negative (invalid) chunk length: `file-type` gives no type at all.
-            return None;
-        };
-        match &header[4..8] {
-            b"IDAT" => return Some(ImageMime::Png),
-            b"acTL" => return None,
+        match head.get(offset + 4..offset + 8) {
+            Some(b"acTL") => return true,
+            Some(b"IDAT") => return false,
             _ => {}
         }
-        // Skipping past the end stops at the end, as the tokenizer does.
-        position = (position + 8)
+        let next = offset
+            .saturating_add(8)
             .saturating_add(length)
-            .saturating_add(4)
-            .min(size);
-        if position + 8 >= size {
-            return Some(ImageMime::Png);
+            .saturating_add(4);
+        if next <= offset || next > head.len() {
+            return false;
         }
+        offset = next;
     }
+    false
+}
+
+/// Pi 1.6's `isBmp`: a plausible file header and a DIB header of a known size with one colour
+/// plane and a standard bit depth.
+fn is_bmp(head: &[u8]) -> bool {
+    let u32_at = |at: usize| {
+        head.get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let u16_at = |at: usize| {
+        head.get(at..at + 2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+    };
+    if head.len() < 26 {
+        return false;
+    }
+    let (Some(file_size), Some(pixels_at), Some(dib_size)) = (u32_at(2), u32_at(10), u32_at(14))
+    else {
+        return false;
+    };
+    let file_size = u64::from(file_size);
+    let (pixels_at, dib_size) = (u64::from(pixels_at), u64::from(dib_size));
+    if (file_size != 0 && file_size < 26)
+        || pixels_at < 14 + dib_size
+        || (file_size != 0 && pixels_at >= file_size)
+    {
+        return false;
+    }
+    let (planes, bits) = match dib_size {
+        12 => (u16_at(22), u16_at(24)),
+        40..=124 if head.len() >= 30 => (u16_at(26), u16_at(28)),
+        _ => return false,
+    };
+    planes == Some(1) && bits.is_some_and(|bits| [1, 4, 8, 16, 24, 32].contains(&bits))
 }

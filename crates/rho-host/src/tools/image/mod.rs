@@ -15,37 +15,45 @@ pub use resize::{
     DEFAULT_MAX_BASE64_BYTES, DEFAULT_MAX_DIMENSION, FittedImage, ResizeLimits, fit_image,
 };
 
+/// The extra line when a BMP cannot be decoded (Pi's `processImage`).
+const UNCONVERTIBLE_NOTE: &str =
+    "[Image omitted: could not be converted to a supported inline image format.]";
+
+/// A BMP file re-encoded as PNG, or `None` when it cannot be decoded.
+pub(super) fn bmp_to_png(bytes: &[u8]) -> Option<Vec<u8>> {
+    let image = image::load_from_memory_with_format(bytes, image::ImageFormat::Bmp).ok()?;
+    let mut png = Vec::new();
+    image
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .ok()?;
+    Some(png)
+}
+
 /// The extra line when the image cannot be made small enough.
 const OMITTED_NOTE: &str =
     "[Image omitted: could not be resized below the inline image size limit.]";
-/// The extra line when the current model cannot take image input.
-const NON_VISION_NOTE: &str =
-    "[Current model does not support images. The image will be omitted from this request.]";
 
 /// How `read` turns an image file into a result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ImageOptions {
     /// Pi's `images.autoResize` (default on): fit the image into [`ResizeLimits`].
     pub auto_resize: bool,
-    /// Whether the current model accepts image input; if not, the text says it will be omitted.
-    pub model_supports_images: bool,
     /// What auto-resize fits the image into.
     pub limits: ResizeLimits,
 }
 
 impl Default for ImageOptions {
-    /// Auto-resize on, a vision model, Pi's limits.
+    /// Auto-resize on, Pi's limits.
     fn default() -> Self {
         ImageOptions {
             auto_resize: true,
-            model_supports_images: true,
             limits: ResizeLimits::default(),
         }
     }
 }
 
 /// The `read` result for an image file's `bytes`, detected as `mime`: a text block
-/// `Read image file [<mime>]` (with the dimension and non-vision notes) and the image itself, or
+/// `Read image file [<mime>]` (with the dimension note) and the image itself, or
 /// the text alone when auto-resize cannot make the image small enough. Details are `None`.
 ///
 /// Resizing is CPU-heavy, so it runs on the blocking pool.
@@ -54,34 +62,45 @@ pub async fn image_output(
     mime: ImageMime,
     options: ImageOptions,
 ) -> Result<ToolOutput, ToolError> {
+    // Pi 1.6 sends only PNG, JPEG, GIF and WebP: a BMP becomes a PNG first.
+    let (bytes, mime, converted_from) = if mime == ImageMime::Bmp {
+        let converted = tokio::task::spawn_blocking(move || bmp_to_png(&bytes))
+            .await
+            .map_err(|e| ToolError::new(e.to_string()))?;
+        let Some(png) = converted else {
+            let text = format!("Read image file [{}]\n{UNCONVERTIBLE_NOTE}", mime.as_str());
+            return Ok(ToolOutput::text(text));
+        };
+        (png, ImageMime::Png, Some(mime))
+    } else {
+        (bytes, mime, None)
+    };
+    let conversion_hint = |to: &str| {
+        converted_from
+            .map(|from| format!("\n[Image converted from {} to {to}.]", from.as_str()))
+            .unwrap_or_default()
+    };
     if !options.auto_resize {
         let data = STANDARD.encode(&bytes);
-        let text = with_non_vision_note(format!("Read image file [{}]", mime.as_str()), options);
+        let hint = conversion_hint(mime.as_str());
+        let text = format!("Read image file [{}]{hint}", mime.as_str());
         return Ok(text_and_image(text, data, mime.as_str()));
     }
     let fitted = tokio::task::spawn_blocking(move || fit_image(&bytes, mime, &options.limits))
         .await
         .map_err(|e| ToolError::new(e.to_string()))?;
     let Some(fitted) = fitted else {
-        let text = format!("Read image file [{}]\n{OMITTED_NOTE}", mime.as_str());
-        return Ok(ToolOutput::text(with_non_vision_note(text, options)));
+        let shown = converted_from.unwrap_or(mime);
+        let text = format!("Read image file [{}]\n{OMITTED_NOTE}", shown.as_str());
+        return Ok(ToolOutput::text(text));
     };
     let mut text = format!("Read image file [{}]", fitted.mime_type);
+    text.push_str(&conversion_hint(fitted.mime_type));
     if let Some(note) = fitted.dimension_note() {
         text.push('\n');
         text.push_str(&note);
     }
-    let text = with_non_vision_note(text, options);
     Ok(text_and_image(text, fitted.data, fitted.mime_type))
-}
-
-/// Appends the non-vision line when the model cannot see images.
-fn with_non_vision_note(mut text: String, options: ImageOptions) -> String {
-    if !options.model_supports_images {
-        text.push('\n');
-        text.push_str(NON_VISION_NOTE);
-    }
-    text
 }
 
 /// `[text, image]` content with no details.

@@ -93,6 +93,11 @@ impl FittedImage {
 /// as PNG and then as JPEG at quality 80, 85, 70, 55, 40; the first encoding whose base64 is
 /// below the byte limit wins. Failing all, both sides shrink to 75% (floored, at least 1).
 pub fn fit_image(bytes: &[u8], mime: ImageMime, limits: &ResizeLimits) -> Option<FittedImage> {
+    // A BMP is never sent as it is (Pi 1.6 sends PNG, JPEG, GIF and WebP only).
+    if mime == ImageMime::Bmp {
+        let png = super::bmp_to_png(bytes)?;
+        return fit_image(&png, ImageMime::Png, limits);
+    }
     let image = decode(bytes)?;
     let (original_width, original_height) = image.dimensions();
     let input_base64_len = base64_len(bytes.len());
