@@ -61,6 +61,8 @@ pub struct SessionStart {
     pub auto_compaction: bool,
     /// Whether failed runs are retried.
     pub auto_retry: bool,
+    /// `--name`: written as a `session_info` entry before the start entries (Pi 1.6).
+    pub name: Option<String>,
 }
 
 /// Builds the session of `start` with `kit`: the agent over the router, the record, the
@@ -94,6 +96,12 @@ pub fn build(kit: &SessionKit, start: SessionStart) -> Result<AgentSession, Sess
         .agent()
         .update_state(|state| state.thinking_level = start.thinking);
     session.restore(&start.context);
+    if let Some(name) = &start.name {
+        session
+            .record()
+            .with_file(|file| file.append_session_info(name).map(drop))
+            .transpose()?;
+    }
     session.record().record_start(
         &start.context,
         &start.model.provider,
@@ -109,8 +117,8 @@ pub fn record_for(target: SessionTarget, cwd: &Path) -> (SessionFile, SessionCon
     let cwd_text = cwd.to_string_lossy();
     match target {
         SessionTarget::Open(opened) => (opened.file, opened.context),
-        SessionTarget::New { dir } => (
-            SessionFile::pending_in(&dir, &cwd_text, None, None),
+        SessionTarget::New { dir, id } => (
+            SessionFile::pending_in(&dir, &cwd_text, None, id),
             SessionContext::empty(),
         ),
         SessionTarget::NewAt(path) => (
@@ -273,6 +281,7 @@ pub fn build_chosen(
             queue_modes,
             auto_compaction: kit.compaction.enabled,
             auto_retry: kit.retry.enabled,
+            name: cli.name.clone(),
         },
     )?;
     Ok(Built {

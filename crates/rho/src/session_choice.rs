@@ -23,6 +23,8 @@ pub enum SessionTarget {
     New {
         /// The session directory.
         dir: PathBuf,
+        /// `--session-id`: the new session's id (a fresh UUID without it).
+        id: Option<String>,
     },
     /// `--session <path>` naming a file that does not exist yet: a new session there.
     NewAt(PathBuf),
@@ -82,6 +84,21 @@ pub fn choose_session(cli: &Cli, cwd: &Path, home: Option<&Path>) -> anyhow::Res
             cwd.to_path_buf(),
         ))));
     }
+    if let Some(id) = &cli.session_id {
+        let dir =
+            local.context("--session-id needs RHO_HOME or --session-dir to keep the session")?;
+        // Pi 1.6: the project's session with this id, or a new session with it.
+        if let Some(found) = list_sessions(&dir).into_iter().find(|s| s.id == *id) {
+            return open_existing(&found.path, cwd).map(|o| SessionTarget::Open(Box::new(o)));
+        }
+        crate::warnings::warn(format_args!(
+            "No project session found with id '{id}'; creating a new session with that id."
+        ));
+        return Ok(SessionTarget::New {
+            dir,
+            id: Some(id.clone()),
+        });
+    }
     if let Some(arg) = &cli.session {
         let path = find_session(arg, cwd, local.as_deref(), sessions.as_ref())?;
         if !path.exists() {
@@ -98,7 +115,10 @@ pub fn choose_session(cli: &Cli, cwd: &Path, home: Option<&Path>) -> anyhow::Res
     };
     if cli.resume && opens_picker(cli) {
         // The interactive mode starts on a new session with the picker open over it.
-        return Ok(SessionTarget::New { dir: local });
+        return Ok(SessionTarget::New {
+            dir: local,
+            id: None,
+        });
     }
     if cli.resume {
         print!("{}", format_session_list(&list_sessions(&local), &local));
@@ -113,7 +133,10 @@ pub fn choose_session(cli: &Cli, cwd: &Path, home: Option<&Path>) -> anyhow::Res
             cwd.to_path_buf(),
         ))));
     }
-    Ok(SessionTarget::New { dir: local })
+    Ok(SessionTarget::New {
+        dir: local,
+        id: None,
+    })
 }
 
 /// Whether `--resume` opens the picker: the run is interactive (no `-p`, no `--mode` other

@@ -166,7 +166,7 @@ impl State {
             }
             SwitchRequest::New => Ok((
                 match self.session_dir() {
-                    Some(dir) => SessionTarget::New { dir },
+                    Some(dir) => SessionTarget::New { dir, id: None },
                     None => SessionTarget::Ephemeral,
                 },
                 None,
@@ -213,6 +213,9 @@ impl Switcher {
         let built = {
             let mut cli = lock(&state.cli).clone();
             (cli.model, cli.provider) = state.flags.clone();
+            // `--name` and `--session-id` named the session the run started with.
+            cli.name = None;
+            cli.session_id = None;
             let extras = Extras {
                 approver: state.approver.clone(),
                 context_hooks: state.context_hooks.clone(),

@@ -404,3 +404,45 @@ fn a_second_rho_on_a_session_in_use_refuses_with_exit_2() {
     );
     assert_eq!(while_running, ["system: ", "user: sleep", "assistant: "]);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn session_id_creates_that_session_named_by_name_and_a_second_run_resumes_it() {
+    let server = MockServer::start(vec![answer("One."), answer("Two.")]).await;
+    let dir = layout(&server);
+    let first = run(
+        dir.path(),
+        &["--session-id", "abc-123", "--name", "Release prep"],
+        "first",
+    );
+    assert_ok(&first);
+    // Pi 1.6's words when the id is new (json-session-id-name.new.stderr).
+    assert_eq!(
+        String::from_utf8_lossy(&first.stderr),
+        "Warning: No project session found with id 'abc-123'; creating a new session with that id.\n"
+    );
+    let files = session_files(dir.path());
+    assert_eq!(files.len(), 1);
+    assert!(
+        files[0].to_string_lossy().ends_with("_abc-123.jsonl"),
+        "{}",
+        files[0].display()
+    );
+    let entries = lines(&files[0]);
+    assert_eq!(entries[0]["id"], "abc-123");
+    // The name is the first entry, before the start entries (as Pi 1.6 writes it).
+    assert_eq!(
+        (&entries[1]["type"], &entries[1]["name"]),
+        (&json!("session_info"), &json!("Release prep"))
+    );
+    assert_eq!(entries[2]["type"], "model_change");
+
+    let second = run(dir.path(), &["--session-id", "abc-123"], "second");
+    assert_ok(&second);
+    assert_eq!(String::from_utf8_lossy(&second.stderr), "");
+    assert_eq!(session_files(dir.path()), files);
+    let system = request_messages(&server, 0)[0].clone();
+    assert_eq!(
+        request_messages(&server, 1),
+        conversation(&system, &[("first", "One.")], "second")
+    );
+}

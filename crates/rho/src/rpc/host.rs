@@ -135,6 +135,7 @@ impl Host {
             queue_modes: (agent.steering_mode(), agent.follow_up_mode()),
             auto_compaction: session.auto_compaction_enabled(),
             auto_retry: session.auto_retry_enabled(),
+            name: None,
         }
     }
 

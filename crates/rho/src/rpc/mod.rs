@@ -105,6 +105,7 @@ fn start(cli: &Cli) -> anyhow::Result<(Arc<Host>, Option<Restore>)> {
         queue_modes,
         auto_compaction: kit.compaction.enabled,
         auto_retry: kit.retry.enabled,
+        name: cli.name.clone(),
     };
     let host = Host::start(
         kit,
@@ -140,7 +141,7 @@ fn start_target(
             let dir = opened.file.path().and_then(parent);
             (dir, restore, opened.cwd.clone())
         }
-        SessionTarget::New { dir } => (Some(dir.clone()), nothing, launch_cwd.to_path_buf()),
+        SessionTarget::New { dir, .. } => (Some(dir.clone()), nothing, launch_cwd.to_path_buf()),
         SessionTarget::NewAt(path) => (parent(path), nothing, launch_cwd.to_path_buf()),
         SessionTarget::Ephemeral | SessionTarget::Listed => {
             (None, nothing, launch_cwd.to_path_buf())
