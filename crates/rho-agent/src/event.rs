@@ -83,7 +83,8 @@ pub enum AgentEvent {
     TurnEnd {
         /// The turn's assistant message.
         message: AgentMessage,
-        /// Its tool results, in source order.
+        /// Its tool results, in source order (each written as a message, with its `role`).
+        #[serde(serialize_with = "tool_result_messages")]
         tool_results: Vec<Arc<ToolResultMessage>>,
     },
     /// A run ended.
@@ -94,6 +95,20 @@ pub enum AgentEvent {
         /// which owns retries, says what it will do.
         will_retry: bool,
     },
+}
+
+/// Tool results as messages: `{"role":"toolResult", …}`, as Pi writes `turn_end.toolResults`.
+fn tool_result_messages<S: serde::Serializer>(
+    results: &[Arc<ToolResultMessage>],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    #[serde(tag = "role")]
+    enum Tagged<'a> {
+        #[serde(rename = "toolResult")]
+        ToolResult(&'a ToolResultMessage),
+    }
+    serializer.collect_seq(results.iter().map(|r| Tagged::ToolResult(r)))
 }
 
 /// The usage of a partial assistant message (zero for any other message).

@@ -3,7 +3,7 @@
 
 use serde::ser::{SerializeMap, Serializer};
 
-use crate::content::ContentBlock;
+use crate::content::{ContentBlock, ToolCall};
 use crate::event::AssistantMessageEvent;
 
 /// Serializes `event` without its `partial`: `{type, contentIndex, delta | content | toolCall}`,
@@ -65,7 +65,7 @@ pub fn serialize_delta_only<S: Serializer>(
             "toolcall_end",
             *content_index,
             "toolCall",
-            tool_call,
+            &Tagged::ToolCall(tool_call),
         )?,
         E::Done { reason, message } => {
             map.serialize_entry("type", "done")?;
@@ -79,6 +79,14 @@ pub fn serialize_delta_only<S: Serializer>(
         }
     }
     map.end()
+}
+
+/// A tool call as a content block writes it: `{"type":"toolCall", id, name, arguments, …}`.
+#[derive(serde::Serialize)]
+#[serde(tag = "type")]
+enum Tagged<'a> {
+    #[serde(rename = "toolCall")]
+    ToolCall(&'a ToolCall),
 }
 
 fn start<M: SerializeMap>(map: &mut M, kind: &str, index: usize) -> Result<(), M::Error> {
@@ -104,7 +112,6 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::content::ToolCall;
     use crate::message::AssistantMessage;
 
     fn json(event: &AssistantMessageEvent) -> String {
@@ -143,9 +150,20 @@ mod tests {
             json(&AssistantMessageEvent::TextEnd {
                 content_index: 0,
                 content: "Reading".into(),
-                partial,
+                partial: partial.clone(),
             }),
             r#"{"type":"text_end","contentIndex":0,"content":"Reading"}"#
+        );
+        let ContentBlock::ToolCall(call) = &partial.content[1] else {
+            unreachable!()
+        };
+        assert_eq!(
+            json(&AssistantMessageEvent::ToolCallEnd {
+                content_index: 1,
+                tool_call: call.clone(),
+                partial: partial.clone(),
+            }),
+            r#"{"type":"toolcall_end","contentIndex":1,"toolCall":{"type":"toolCall","id":"call_1","name":"read","arguments":{}}}"#
         );
     }
 }

@@ -35,6 +35,7 @@ mod rpc_sessions;
 mod rpc_sessions_more;
 mod session_crash;
 mod session_pi_compat;
+mod side_by_side;
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tidy;
 mod verify;

@@ -94,7 +94,6 @@ impl CompletionsFolder {
         let Some(choice) = choice else { return };
         if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
             self.finish_reason = Some(reason.to_owned());
-            self.output.raw_stop_reason = Some(reason.to_owned());
         }
         let Some(delta) = choice.get("delta").and_then(Value::as_object) else {
             return;
@@ -390,6 +389,7 @@ impl SseFolder for CompletionsFolder {
             return Err(Failure::new(ErrorKind::StreamCut, STREAM_CUT));
         }
         self.end_blocks(out);
+        self.output.raw_stop_reason.clone_from(&self.finish_reason);
         self.output.stop_reason = map_finish_reason(self.finish_reason.as_deref())?;
         Ok(self.output.to_message())
     }
