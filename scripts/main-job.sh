@@ -16,8 +16,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-cargo build --release -q -p rho
-rho="$PWD/target/release/rho"
+cargo build --profile dist -q -p rho
+rho="$PWD/target/dist/rho"
 export RHO_HOME="${RHO_HOME:-$HOME/.rho}"
 "$rho" model install
 
