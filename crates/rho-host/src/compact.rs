@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::budget::Meter;
 use crate::compaction::{
     CompactionCheck, CompactionEnd, CompactionError, CompactionPolicy, CompactionReason,
-    CompactionResult, CompactionStart, Summarizer, TriggerInput, check_compaction,
+    CompactionResult, CompactionStart, Summarizer, TriggerInput, check_compaction, estimate_tokens,
     prepare_compaction,
 };
 use crate::record::SessionRecord;
@@ -274,7 +274,7 @@ impl AutoCompaction {
             api_key: parts.agent.api_key(),
             thinking_level,
         };
-        let result = summarizer
+        let mut result = summarizer
             .compact(&preparation, custom_instructions, cancel)
             .await?;
         // Summaries cost tokens: they count toward the prompt's budget and its settled usage.
@@ -286,6 +286,7 @@ impl AutoCompaction {
             .record
             .record_compaction(&result)
             .map_err(|error| CompactionError::Record(error.to_string()))?;
+        result.estimated_tokens_after = messages.iter().map(estimate_tokens).sum();
         parts.agent.update_state(|s| s.messages = messages);
         *lock(&self.last_reply) = None;
         Ok(result)

@@ -20,6 +20,7 @@
 //! I/O besides the model call: the session layer appends the `compaction` entry and rebuilds
 //! the agent's messages.
 
+pub mod checkpoint;
 pub mod convert;
 pub mod cut;
 pub mod estimate;
@@ -32,6 +33,7 @@ pub mod session_path;
 pub mod summarize;
 pub mod trigger;
 
+pub use checkpoint::system_checkpoint;
 pub use convert::{
     COMPACTION_SUMMARY_ROLE, CodingAgentMessages, compaction_summary_message,
     compaction_summary_text, convert_to_llm,

@@ -47,7 +47,7 @@ async fn a_compacted_session_file_keeps_everything_and_rebuilds_the_compacted_vi
         .compact(&prepared, None, &CancellationToken::new())
         .await
         .unwrap();
-    file.append(compaction_entry(&result)).unwrap();
+    file.append(compaction_entry(&result, None)).unwrap();
 
     let compacted_at = latest_compaction_ms(&file.branch_entries(None)).unwrap();
     let expected_view = vec![

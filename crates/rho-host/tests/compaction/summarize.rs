@@ -174,6 +174,7 @@ async fn the_model_receives_pis_summarization_prompt_and_its_reply_becomes_the_s
                 .into(),
             first_kept_entry_id: "e6".into(),
             tokens_before: 3_005,
+            estimated_tokens_after: 0,
             details: CompactionDetails {
                 read_files: vec!["README.md".into()],
                 modified_files: vec!["src/a.rs".into()],
