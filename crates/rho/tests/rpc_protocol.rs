@@ -195,7 +195,10 @@ fn every_state_model_and_queue_command_answers_as_pi_does() {
         response(
             "st",
             "get_session_stats",
+            // Pi 1.6 names the file before it is written (its SessionManager picks the path
+            // when the session starts).
             Some(json!({
+                "sessionFile": file,
                 "sessionId": session_id, "userMessages": 0, "assistantMessages": 0,
                 "toolCalls": 0, "toolResults": 0, "totalMessages": 0,
                 "tokens": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
