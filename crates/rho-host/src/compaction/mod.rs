@@ -31,6 +31,7 @@ pub mod prompt;
 pub mod serialize;
 pub mod session_path;
 pub mod summarize;
+pub mod summary_retry;
 pub mod trigger;
 
 pub use checkpoint::system_checkpoint;
@@ -42,12 +43,15 @@ pub use cut::{CutPoint, PathEntry, PathEntryKind, find_cut_point};
 pub use estimate::{
     ContextEstimate, context_tokens, estimate_context_tokens, estimate_tokens, should_compact,
 };
-pub use event::{CompactionEnd, CompactionReason, CompactionStart, OVERFLOW_RECOVERY_EXHAUSTED};
+pub use event::{
+    CompactionEnd, CompactionReason, CompactionStart, OVERFLOW_RECOVERY_EXHAUSTED, SummarySource,
+};
 pub use file_ops::{CompactionDetails, FileOps};
 pub use prepare::{CompactionPreparation, PrepareError, prepare_compaction};
 pub use serialize::serialize_conversation;
 pub use session_path::{compaction_entry, latest_compaction_ms, path_entries};
 pub use summarize::{CompactionError, CompactionResult, NO_PRIOR_HISTORY, Summarizer};
+pub use summary_retry::{SummaryRetry, SummaryRetryNotice, SummaryRetryPolicy};
 pub use trigger::{CompactionCheck, TriggerInput, check_compaction, is_context_overflow};
 
 use crate::settings::CompactionSettings;

@@ -16,6 +16,7 @@ use super::file_ops::CompactionDetails;
 use super::prepare::{CompactionPreparation, PrepareError};
 use super::prompt::{SUMMARIZATION_SYSTEM_PROMPT, history_prompt, turn_prefix_prompt};
 use super::serialize::serialize_conversation;
+use super::summary_retry::{SummaryRetry, with_retries};
 
 /// The history part of a split-turn summary when nothing came before the turn.
 pub const NO_PRIOR_HISTORY: &str = "No prior history.";
@@ -77,6 +78,8 @@ pub struct Summarizer<'a> {
     pub api_key: Option<String>,
     /// The session's thinking level (used only when the model reasons).
     pub thinking_level: ThinkingLevel,
+    /// How a failed call is retried (Pi 1.6); `None`: not at all.
+    pub retry: Option<SummaryRetry<'a>>,
 }
 
 impl Summarizer<'_> {
@@ -179,11 +182,14 @@ impl Summarizer<'_> {
             cancel: cancel.clone(),
             max_retry_delay: None,
         };
-        let reply = self
-            .provider
-            .stream(self.model, context, options)
-            .result()
-            .await;
+        let call = || {
+            self.provider
+                .stream(self.model, context.clone(), options.clone())
+                .result()
+        };
+        let Some(reply) = with_retries(self.retry, cancel, call).await else {
+            return Err(CompactionError::Aborted);
+        };
         match reply.stop_reason {
             StopReason::Aborted => Err(CompactionError::Aborted),
             _ if cancel.is_cancelled() => Err(CompactionError::Aborted),

@@ -35,6 +35,7 @@ async fn a_compacted_session_file_keeps_everything_and_rebuilds_the_compacted_vi
         model: &model,
         api_key: None,
         thinking_level: ThinkingLevel::Off,
+        retry: None,
     };
     let policy = CompactionPolicy {
         keep_recent_tokens: 200,
