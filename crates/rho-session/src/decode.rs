@@ -264,6 +264,7 @@ fn build_kind(
                 from_id: f.take_str("fromId").unwrap_or_default(),
                 summary: f.take_str("summary").unwrap_or_default(),
                 details: f.take_value("details"),
+                usage: f.take_value("usage").filter(Value::is_object),
                 from_hook: f.take_bool("fromHook"),
             })
         }

@@ -1,6 +1,7 @@
-//! Pi 1.6's compaction entry: its `usage` and `systemMessage` are read and written back as Pi
-//! wrote them, and the context rebuilt from it starts with the checkpoint, then the summary;
-//! system messages kept before the compaction are dropped (Pi's `buildContextEntries`).
+//! Pi 1.6's compaction and branch-summary entries: their `usage` (and the compaction's
+//! `systemMessage`) are read and written back as Pi wrote them, and the context rebuilt from a
+//! compaction starts with the checkpoint, then the summary; system messages kept before the
+//! compaction are dropped (Pi's `buildContextEntries`).
 //! The file is Pi 1.6.0's own, from `rpc-compact.new.log`'s run.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -73,5 +74,16 @@ fn system_messages_kept_before_the_compaction_leave_the_context() {
             "user",
             "assistant"
         ]
+    );
+}
+
+#[test]
+fn pi_16s_branch_summary_keeps_its_usage() {
+    let line = r#"{"type":"branch_summary","id":"b1","parentId":"0ab8d817","timestamp":"2026-12-03T14:53:09.000Z","fromId":"58e36ed5","summary":"Left.","details":{"readFiles":[],"modifiedFiles":[]},"usage":{"input":5,"output":2,"cacheRead":0,"cacheWrite":0,"reasoning":0,"totalTokens":7,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0,"totalFromProvider":false}},"fromHook":false}"#;
+    let text = format!("{PI16_FILE}{line}\n");
+    let (_dir, session) = open(&text);
+    assert_eq!(
+        serde_json::to_string(session.entry("b1").unwrap()).unwrap(),
+        line
     );
 }

@@ -72,6 +72,9 @@ pub fn session_stats(file: &SessionFile, messages: &[AgentMessage], context_wind
             }
             EntryKind::Compaction {
                 usage: Some(usage), ..
+            }
+            | EntryKind::BranchSummary {
+                usage: Some(usage), ..
             } => {
                 if let Ok(usage) = serde_json::from_value::<Usage>(usage.clone()) {
                     totals.add(&usage);
@@ -213,12 +216,25 @@ mod tests {
     }
 
     #[test]
-    fn abandoned_branches_and_failed_replies_count_and_a_failure_leaves_the_size_unknown() {
+    fn abandoned_branches_summaries_and_failed_replies_count_and_a_failure_leaves_the_size_unknown()
+    {
         let mut file = SessionFile::in_memory("/w");
         let first = file.append_message(user("a")).unwrap();
         file.append_message(reply(100, StopReason::Stop)).unwrap();
-        // Back to the first message: the reply above is on an abandoned branch now.
-        file.branch(&first).unwrap();
+        // Back to the first message with a summary of the branch left: the reply above is on
+        // an abandoned branch now, and the summary call's usage counts too.
+        let summary_usage = Usage {
+            input: 3,
+            ..Usage::default()
+        };
+        file.branch_with_summary(
+            Some(&first),
+            "S",
+            None,
+            None,
+            serde_json::to_value(summary_usage).ok(),
+        )
+        .unwrap();
         let kept = file.append_message(reply(50, StopReason::Stop)).unwrap();
         file.append(compaction(kept, 7)).unwrap();
         file.append_message(user("b")).unwrap();
@@ -227,10 +243,10 @@ mod tests {
         assert!(stats.get("sessionFile").is_none());
         assert_eq!(
             summary(&stats),
-            (json!(3), json!(5), json!(187), Value::Null)
+            (json!(3), json!(5), json!(190), Value::Null)
         );
         file.append_message(reply(40, StopReason::Stop)).unwrap();
         let stats = session_stats(&file, &[user("b")], 1000);
-        assert_eq!(summary(&stats), (json!(4), json!(6), json!(227), json!(1)));
+        assert_eq!(summary(&stats), (json!(4), json!(6), json!(230), json!(1)));
     }
 }
