@@ -14,7 +14,8 @@ use tokio_util::sync::CancellationToken;
 use crate::budget::Meter;
 use crate::compaction::{
     CompactionCheck, CompactionEnd, CompactionError, CompactionPolicy, CompactionReason,
-    CompactionResult, CompactionStart, Summarizer, TriggerInput, check_compaction,
+    CompactionResult, CompactionStart, Summarizer, SummaryRetry, SummaryRetryNotice,
+    SummaryRetryPolicy, SummarySource, TriggerInput, check_compaction, estimate_tokens,
     prepare_compaction,
 };
 use crate::record::SessionRecord;
@@ -45,6 +46,8 @@ pub(crate) struct Parts<'a> {
     pub(crate) record: &'a SessionRecord,
     pub(crate) listeners: &'a Listeners,
     pub(crate) meter: &'a Meter,
+    /// How a failed summary call is retried (the session's `retry` settings).
+    pub(crate) summary_retry: SummaryRetryPolicy,
 }
 
 /// The session's compaction state: the policy, the compaction running, and what the next
@@ -268,13 +271,23 @@ impl AutoCompaction {
             .agent
             .with_state(|s| (s.model.clone(), s.thinking_level));
         let provider = parts.agent.provider();
+        let notify = |notice: SummaryRetryNotice| {
+            parts.listeners.notice(summary_retry_notice(
+                notice,
+                SummarySource::Compaction { reason },
+            ));
+        };
         let summarizer = Summarizer {
             provider: provider.as_ref(),
             model: &model,
             api_key: parts.agent.api_key(),
             thinking_level,
+            retry: Some(SummaryRetry {
+                policy: parts.summary_retry,
+                notify: &notify,
+            }),
         };
-        let result = summarizer
+        let mut result = summarizer
             .compact(&preparation, custom_instructions, cancel)
             .await?;
         // Summaries cost tokens: they count toward the prompt's budget and its settled usage.
@@ -286,9 +299,32 @@ impl AutoCompaction {
             .record
             .record_compaction(&result)
             .map_err(|error| CompactionError::Record(error.to_string()))?;
+        result.estimated_tokens_after = messages.iter().map(estimate_tokens).sum();
         parts.agent.update_state(|s| s.messages = messages);
         *lock(&self.last_reply) = None;
         Ok(result)
+    }
+}
+
+/// The session event of a summary call's retry notice.
+pub(crate) fn summary_retry_notice(
+    notice: SummaryRetryNotice,
+    source: SummarySource,
+) -> SessionNotice {
+    match notice {
+        SummaryRetryNotice::Scheduled {
+            attempt,
+            max_attempts,
+            delay_ms,
+            error_message,
+        } => SessionNotice::SummarizationRetryScheduled {
+            attempt,
+            max_attempts,
+            delay_ms,
+            error_message,
+        },
+        SummaryRetryNotice::AttemptStart => SessionNotice::SummarizationRetryAttemptStart(source),
+        SummaryRetryNotice::Finished => SessionNotice::SummarizationRetryFinished,
     }
 }
 

@@ -16,14 +16,16 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use rho_agent::{AgentEvent, AgentMessage};
-use rho_ai::ThinkingLevel;
+use rho_ai::{ThinkingLevel, now_ms};
 use rho_session::{
     EntryKind, SessionContext, SessionEntry, SessionError, SessionFile, SessionHeader,
 };
 use rho_stdx::sync::lock;
 use serde_json::Value;
 
-use crate::compaction::{CompactionResult, PathEntry, compaction_entry, path_entries};
+use crate::compaction::{
+    CompactionResult, PathEntry, compaction_entry, path_entries, system_checkpoint,
+};
 use crate::session::events::{SessionEvent, SessionNotice};
 
 /// A session's file and what writing it went through. Cheap to clone; clones share the file.
@@ -229,14 +231,16 @@ impl SessionRecord {
         self.with_file(|file| file.latest_compaction_ms()).flatten()
     }
 
-    /// Appends the `compaction` entry for `result` and returns the context rebuilt from the
-    /// file, which becomes the agent's messages.
+    /// Appends the `compaction` entry for `result`, with the checkpoint of the system messages
+    /// of the context it compacts, and returns the context rebuilt from the file, which becomes
+    /// the agent's messages.
     pub(crate) fn record_compaction(
         &self,
         result: &CompactionResult,
     ) -> Result<Vec<AgentMessage>, SessionError> {
         self.with_file(|file| {
-            file.append(compaction_entry(result))?;
+            let checkpoint = system_checkpoint(&file.context().messages, now_ms());
+            file.append(compaction_entry(result, checkpoint))?;
             Ok(file.context().messages)
         })
         .unwrap_or(Err(SessionError::Closed))

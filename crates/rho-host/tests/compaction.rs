@@ -4,6 +4,7 @@
 
 mod cut;
 mod events;
+mod pi16_estimate;
 mod session;
 mod summarize;
 mod trigger;

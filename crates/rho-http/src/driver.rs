@@ -187,7 +187,6 @@ async fn http_error<F: SseFolder>(
     }
     body.truncate(MAX_ERROR_BODY);
     let body = String::from_utf8_lossy(&body);
-    let message = folder.http_error_message(status, &body);
     let too_long = match (retry_after, limits.max_retry_delay) {
         (Some(asked), Some(max)) if u128::from(asked) > max.as_millis() => Some((asked, max)),
         _ => None,
@@ -195,6 +194,7 @@ async fn http_error<F: SseFolder>(
     if let Some((asked, max)) = too_long {
         // Pi's words; a wait that long is not worth holding the run for.
         let seconds = |ms: u128| ms.div_ceil(1000);
+        let message = folder.sdk_error_message(status, &body);
         return Stop::Failed {
             message: format!(
                 "Server requested {}s retry delay (max: {}s). {message}",
@@ -209,7 +209,7 @@ async fn http_error<F: SseFolder>(
         };
     }
     Stop::Failed {
-        message,
+        message: folder.http_error_message(status, &body),
         info: ErrorInfo {
             kind: folder.classify_http_error(status, &body),
             status: Some(status),

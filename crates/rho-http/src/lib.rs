@@ -109,4 +109,12 @@ pub trait SseFolder: Send + 'static {
     fn http_error_message(&self, status: u16, body: &str) -> String {
         http_error_message(status, body)
     }
+
+    /// The SDK's own text for an HTTP error, which Pi quotes after "Server requested …s retry
+    /// delay" when the server asks for a longer wait than allowed. The default is
+    /// [`SseFolder::http_error_message`]; a provider whose `errorMessage` reworks the SDK's text
+    /// (Pi 1.6's OpenAI providers) overrides this.
+    fn sdk_error_message(&self, status: u16, body: &str) -> String {
+        self.http_error_message(status, body)
+    }
 }

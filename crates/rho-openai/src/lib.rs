@@ -4,6 +4,7 @@
 
 pub mod body;
 pub mod completions;
+pub mod provider_error;
 pub mod responses;
 
 pub use completions::{CompletionsCompat, CompletionsFolder, CompletionsProvider};

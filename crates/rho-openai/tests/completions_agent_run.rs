@@ -145,7 +145,7 @@ async fn a_tool_call_turn_then_a_text_turn_replays_the_call_and_its_result() {
         "store": false,
         "max_completion_tokens": 4096,
         "tools": [{"type": "function", "function": {
-            "name": "read_note", "description": "Read a note", "parameters": parameters, "strict": false
+            "name": "read_note", "description": "Read a note", "parameters": parameters
         }}]
     });
     assert_eq!(
@@ -183,7 +183,9 @@ async fn http_429_with_retry_after_is_rate_limited_with_the_hint_and_one_request
         (
             StopReason::Error,
             vec![],
-            Some("429 Rate limit reached for requests"),
+            Some(
+                r#"429: {"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}"#
+            ),
             Some(ErrorInfo {
                 kind: ErrorKind::RateLimited,
                 status: Some(429),

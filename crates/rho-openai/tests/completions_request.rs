@@ -163,8 +163,7 @@ fn a_full_openai_turn_with_image_thinking_two_calls_and_two_results_converts_exa
             "tools": [{"type": "function", "function": {
                 "name": "read",
                 "description": "Read a file",
-                "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
-                "strict": false
+                "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
             }}],
             "reasoning_effort": "medium",
             "prompt_cache_key": "sess-1"

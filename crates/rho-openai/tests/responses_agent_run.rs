@@ -176,7 +176,7 @@ async fn a_function_call_turn_replays_reasoning_and_the_call_paired_with_its_out
         "store": false,
         "max_output_tokens": 4096,
         "tools": [{"type": "function", "name": "read_note", "description": "Read a note",
-                   "parameters": parameters, "strict": false}],
+                   "parameters": parameters}],
         "reasoning": {"effort": "low", "summary": "auto"},
         "include": ["reasoning.encrypted_content"]
     });
@@ -233,7 +233,10 @@ async fn http_429_is_rate_limited_with_the_openai_wording_the_hint_and_one_reque
     let message = call_once(&server).await;
     let mut expected = AssistantMessage::empty("openai-responses", "openai", "gpt-5-mini");
     expected.stop_reason = StopReason::Error;
-    expected.error_message = Some("429 Rate limit reached for gpt-5-mini".into());
+    expected.error_message = Some(
+        r#"OpenAI API error (429): {"message":"Rate limit reached for gpt-5-mini","type":"requests","code":"rate_limit_exceeded"}"#
+            .into(),
+    );
     expected.error_info = Some(ErrorInfo {
         kind: ErrorKind::RateLimited,
         status: Some(429),

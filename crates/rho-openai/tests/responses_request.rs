@@ -139,7 +139,7 @@ fn a_multi_turn_context_replays_reasoning_messages_and_paired_function_calls_exa
         "max_output_tokens": 32000,
         "temperature": 1,
         "tools": [{"type": "function", "name": "get_capital", "description": "Capital of a country",
-                   "parameters": capital_tool().parameters, "strict": false}],
+                   "parameters": capital_tool().parameters}],
         "reasoning": {"effort": "high", "summary": "auto"},
         "include": ["reasoning.encrypted_content"]
     });

@@ -116,11 +116,20 @@ pub fn build_session_context(
                 summary,
                 first_kept_entry_id,
                 tokens_before,
+                system_message,
                 ..
             } = &entry.kind
             else {
                 return context;
             };
+            // Pi 1.6: the checkpoint holds the whole prompt and tools, so it comes first and the
+            // system messages of the kept range before the compaction are dropped.
+            if let Some(checkpoint) = system_message
+                .as_ref()
+                .and_then(|m| serde_json::from_value::<AgentMessage>(m.clone()).ok())
+            {
+                context.messages.push(checkpoint);
+            }
             context.messages.push(custom(
                 "compactionSummary",
                 [
@@ -135,6 +144,7 @@ pub fn build_session_context(
                 .unwrap_or(at);
             path[kept_from..at]
                 .iter()
+                .filter(|e| !is_system_message(e))
                 .chain(&path[at + 1..])
                 .copied()
                 .collect()
@@ -190,6 +200,18 @@ fn with_content(message: &AgentMessage, content: &Value) -> Option<AgentMessage>
     };
     value.as_object_mut()?.insert("content".to_owned(), content);
     serde_json::from_value(value).ok()
+}
+
+/// Whether the entry is a `message` of role `system` (decoding it only when its role is not
+/// written first).
+fn is_system_message(entry: &SessionEntry) -> bool {
+    let EntryKind::Message(m) = &entry.kind else {
+        return false;
+    };
+    match m.role_hint() {
+        Some(role) => role == "system",
+        None => m.get().is_ok_and(|m| m.role() == "system"),
+    }
 }
 
 /// The latest `model_change` or assistant message on the path. Walking back from the leaf

@@ -254,7 +254,9 @@ fn build_kind(
                 first_kept_entry_id: f.take_str("firstKeptEntryId").unwrap_or_default(),
                 tokens_before: f.take_u64("tokensBefore").unwrap_or(0),
                 details: f.take_value("details"),
+                usage: f.take_value("usage").filter(Value::is_object),
                 from_hook: f.take_bool("fromHook"),
+                system_message: f.take_value("systemMessage").filter(Value::is_object),
             })
         }
         "branch_summary" if f.is_str("summary") && f.is_str("fromId") => {
@@ -262,6 +264,7 @@ fn build_kind(
                 from_id: f.take_str("fromId").unwrap_or_default(),
                 summary: f.take_str("summary").unwrap_or_default(),
                 details: f.take_value("details"),
+                usage: f.take_value("usage").filter(Value::is_object),
                 from_hook: f.take_bool("fromHook"),
             })
         }

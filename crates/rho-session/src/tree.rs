@@ -82,13 +82,15 @@ impl SessionFile {
     }
 
     /// Branches at `from` (`None`: the root) and records a summary of the abandoned path there
-    /// as a `branch_summary` entry, which becomes the leaf.
+    /// as a `branch_summary` entry (with the summary call's `usage`, Pi 1.6), which becomes the
+    /// leaf.
     pub fn branch_with_summary(
         &mut self,
         from: Option<&str>,
         summary: &str,
         details: Option<Value>,
         from_hook: Option<bool>,
+        usage: Option<Value>,
     ) -> Result<String, SessionError> {
         if let Some(id) = from {
             self.require(id)?;
@@ -99,6 +101,7 @@ impl SessionFile {
                 from_id: from.unwrap_or("root").to_owned(),
                 summary: summary.to_owned(),
                 details,
+                usage,
                 from_hook,
             },
         )

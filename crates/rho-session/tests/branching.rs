@@ -30,7 +30,7 @@ fn appending_under_an_earlier_entry_starts_a_branch_with_its_own_context() {
 
     s.branch(&u1).unwrap();
     let summary = s
-        .branch_with_summary(Some(&u1), "left the branch", None, None)
+        .branch_with_summary(Some(&u1), "left the branch", None, None, None)
         .unwrap();
     let context = s.context();
     assert_eq!(context.messages.len(), 2);

@@ -55,7 +55,9 @@ fn an_open_decodes_no_message_and_a_context_only_those_after_the_compaction() {
         first_kept_entry_id: kept,
         tokens_before: 10,
         details: None,
+        usage: None,
         from_hook: None,
+        system_message: None,
     })
     .unwrap();
     s.append_message(user("five")).unwrap();

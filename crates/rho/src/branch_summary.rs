@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use rho_agent::AgentMessage;
 use rho_ai::{
-    ContentBlock, Context, Message, Model, Provider, StopReason, StreamOptions, UserContent,
+    ContentBlock, Context, Message, Model, Provider, StopReason, StreamOptions, Usage, UserContent,
     UserMessage, now_ms,
 };
 use rho_host::compaction::prompt::SUMMARIZATION_SYSTEM_PROMPT;
@@ -156,13 +156,14 @@ fn prepare(entries: &[SessionEntry], budget: u64) -> (Vec<AgentMessage>, FileOps
     (messages, file_ops)
 }
 
-/// The summary of `entries` and its file lists; `Err` is Pi's failure text.
+/// The summary of `entries`, its file lists and what the call cost (none when there was nothing
+/// to summarise); `Err` is Pi's failure text.
 pub async fn summarize(
     provider: Arc<dyn Provider>,
     model: &Model,
     api_key: Option<String>,
     entries: &[SessionEntry],
-) -> Result<(String, CompactionDetails), String> {
+) -> Result<(String, CompactionDetails, Option<Usage>), String> {
     let window = if model.context_window > 0 {
         model.context_window
     } else {
@@ -173,6 +174,7 @@ pub async fn summarize(
         return Ok((
             "No content to summarize".to_owned(),
             CompactionDetails::default(),
+            None,
         ));
     }
     let conversation = serialize_conversation(&convert_to_llm(&messages));
@@ -205,7 +207,7 @@ pub async fn summarize(
                 .collect();
             let details = file_ops.details();
             let summary = format!("{PREAMBLE}{}{}", texts.join("\n"), details.summary_suffix());
-            Ok((summary, details))
+            Ok((summary, details, Some(reply.usage.clone())))
         }
     }
 }

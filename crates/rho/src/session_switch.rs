@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
+use rho_ai::Usage;
 use rho_host::AgentSession;
 use rho_host::compaction::CompactionDetails;
 use rho_session::{SessionContext, SessionDir, SessionFile, list_sessions};
@@ -312,13 +313,14 @@ impl Switcher {
 fn move_leaf(
     file: &mut SessionFile,
     entry_id: &str,
-    summary: Option<&(String, CompactionDetails)>,
+    summary: Option<&(String, CompactionDetails, Option<Usage>)>,
 ) -> Result<(SessionContext, Option<String>), String> {
     let (leaf, text) = tree_target(file, entry_id).ok_or_else(|| "No such entry".to_owned())?;
     match (summary, &leaf) {
-        (Some((text, details)), _) => {
+        (Some((text, details, usage)), _) => {
             let details = serde_json::to_value(details).ok();
-            file.branch_with_summary(leaf.as_deref(), text, details, None)
+            let usage = usage.as_ref().and_then(|u| serde_json::to_value(u).ok());
+            file.branch_with_summary(leaf.as_deref(), text, details, None, usage)
                 .map_err(|e| e.to_string())?;
         }
         (None, Some(id)) => file.branch(id).map_err(|e| e.to_string())?,

@@ -109,14 +109,14 @@ impl CommandHost for SlashHost {
             .agent()
             .with_state(|s| (s.messages.clone(), s.model.clone()));
         let path = live.session.record().path();
-        let id = live
-            .session
-            .record()
-            .header()
-            .map(|h| h.id)
-            .unwrap_or_default();
+        let record = live.session.record().clone();
         drop(live);
-        let stats = crate::rpc::stats::session_stats(&id, &messages, model.context_window);
+        // The command host runs on the blocking pool: reading every entry is fine here.
+        let stats = record
+            .with_file(|file| {
+                crate::rpc::stats::session_stats(file, &messages, model.context_window)
+            })
+            .unwrap_or(Value::Null);
         stats_rows(&stats, path.as_deref())
     }
 

@@ -162,3 +162,32 @@ async fn an_overloaded_provider_is_retried_only_visibly_and_ends_the_run_with_ex
     assert_eq!(failed["message"]["errorMessage"], format!("529 {body}"));
     assert_eq!(lines.last().unwrap()["reason"], "error");
 }
+
+/// The same 529 body on each API gives Pi 1.6's `errorMessage` for that API (observed with Pi
+/// 1.6.0 on the mock: gaps §1.9): Anthropic's SDK text, Chat Completions' `<status>: <error>`,
+/// Responses' `<provider> API error (<status>): <error>`.
+#[tokio::test]
+async fn a_529_is_worded_as_pi_16_words_it_on_each_api() {
+    let body = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+    let error = r#"{"type":"overloaded_error","message":"Overloaded"}"#;
+    let cases = [
+        ("anthropic-messages", "", format!("529 {body}")),
+        ("openai-completions", "/v1", format!("529: {error}")),
+        (
+            "openai-responses",
+            "/v1",
+            format!("mock API error (529): {error}"),
+        ),
+    ];
+    for (api, suffix, expected) in cases {
+        let server = MockServer::start(vec![MockResponse::json_error(529, body); 4]).await;
+        let (code, lines, _) = run_rho(&server, api, suffix, &[]).await;
+        assert_eq!(code, Some(1), "{api}");
+        let texts: Vec<&Value> = lines
+            .iter()
+            .filter(|l| l["type"] == "message_end" && l["message"]["role"] == "assistant")
+            .map(|l| &l["message"]["errorMessage"])
+            .collect();
+        assert_eq!(texts, vec![&Value::String(expected); 4], "{api}");
+    }
+}

@@ -195,7 +195,10 @@ fn every_state_model_and_queue_command_answers_as_pi_does() {
         response(
             "st",
             "get_session_stats",
+            // Pi 1.6 names the file before it is written (its SessionManager picks the path
+            // when the session starts).
             Some(json!({
+                "sessionFile": file,
                 "sessionId": session_id, "userMessages": 0, "assistantMessages": 0,
                 "toolCalls": 0, "toolResults": 0, "totalMessages": 0,
                 "tokens": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
@@ -386,14 +389,73 @@ fn compact_summarises_on_request_and_auto_compaction_can_be_switched_off() {
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
     assert_eq!(types, ["compaction_start", "compaction_end"]);
     assert_eq!(events[1]["result"], *result);
-    let messages = rpc.call(json!({"id": "m", "type": "get_messages"}));
-    let roles: Vec<&str> = messages["data"]["messages"]
-        .as_array()
+    // Pi 1.6's result (rpc-compact.new.log): the estimate of the rebuilt context and the
+    // summary call's usage come before details.
+    let keys: Vec<&str> = result
+        .as_object()
         .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "summary",
+            "firstKeptEntryId",
+            "tokensBefore",
+            "estimatedTokensAfter",
+            "usage",
+            "details"
+        ]
+    );
+    let messages = rpc.call(json!({"id": "m", "type": "get_messages"}));
+    let messages = messages["data"]["messages"].as_array().unwrap();
+    let roles: Vec<&str> = messages
         .iter()
         .map(|m| m["role"].as_str().unwrap())
         .collect();
-    assert_eq!(roles, ["compactionSummary", "user", "assistant"]);
+    // The checkpoint of the system prompt leads, then the summary (Pi's buildSessionContext).
+    assert_eq!(roles, ["system", "compactionSummary", "user", "assistant"]);
+    let after: u64 = messages
+        .iter()
+        .map(|m| rho_host::compaction::estimate_tokens(&serde_json::from_value(m.clone()).unwrap()))
+        .sum();
+    assert_eq!(result["estimatedTokensAfter"], after);
+    let state = rpc.call(json!({"id": "s2", "type": "get_state"}));
+    let file = std::fs::read_to_string(state["data"]["sessionFile"].as_str().unwrap()).unwrap();
+    let entry: Value = file
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["type"] == "compaction")
+        .unwrap();
+    let keys: Vec<&str> = entry
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "type",
+            "id",
+            "parentId",
+            "timestamp",
+            "summary",
+            "firstKeptEntryId",
+            "tokensBefore",
+            "details",
+            "usage",
+            "fromHook",
+            "systemMessage"
+        ]
+    );
+    assert_eq!(entry["usage"], result["usage"]);
+    let checkpoint = &entry["systemMessage"];
+    assert_eq!(
+        (&checkpoint["sections"], &checkpoint["toolsAdded"]),
+        (&messages[0]["sections"], &messages[0]["toolsAdded"])
+    );
 }
 
 #[test]

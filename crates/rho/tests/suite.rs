@@ -31,6 +31,7 @@ mod rpc_every_command;
 mod rpc_keys;
 mod rpc_pi_client;
 mod rpc_protocol;
+mod rpc_session_stats;
 mod rpc_sessions;
 mod rpc_sessions_more;
 mod session_crash;

@@ -100,3 +100,16 @@ impl CompactionEnd {
         }
     }
 }
+
+/// What is being summarised: the `source` (and `reason`) of `summarization_retry_attempt_start`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "source", rename_all = "camelCase")]
+pub enum SummarySource {
+    /// A compaction, with why it runs.
+    Compaction {
+        /// `manual`, `threshold` or `overflow`.
+        reason: CompactionReason,
+    },
+    /// A branch summary (`/tree`).
+    BranchSummary,
+}

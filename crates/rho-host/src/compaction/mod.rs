@@ -20,6 +20,7 @@
 //! I/O besides the model call: the session layer appends the `compaction` entry and rebuilds
 //! the agent's messages.
 
+pub mod checkpoint;
 pub mod convert;
 pub mod cut;
 pub mod estimate;
@@ -30,8 +31,10 @@ pub mod prompt;
 pub mod serialize;
 pub mod session_path;
 pub mod summarize;
+pub mod summary_retry;
 pub mod trigger;
 
+pub use checkpoint::system_checkpoint;
 pub use convert::{
     COMPACTION_SUMMARY_ROLE, CodingAgentMessages, compaction_summary_message,
     compaction_summary_text, convert_to_llm,
@@ -40,12 +43,15 @@ pub use cut::{CutPoint, PathEntry, PathEntryKind, find_cut_point};
 pub use estimate::{
     ContextEstimate, context_tokens, estimate_context_tokens, estimate_tokens, should_compact,
 };
-pub use event::{CompactionEnd, CompactionReason, CompactionStart, OVERFLOW_RECOVERY_EXHAUSTED};
+pub use event::{
+    CompactionEnd, CompactionReason, CompactionStart, OVERFLOW_RECOVERY_EXHAUSTED, SummarySource,
+};
 pub use file_ops::{CompactionDetails, FileOps};
 pub use prepare::{CompactionPreparation, PrepareError, prepare_compaction};
 pub use serialize::serialize_conversation;
 pub use session_path::{compaction_entry, latest_compaction_ms, path_entries};
 pub use summarize::{CompactionError, CompactionResult, NO_PRIOR_HISTORY, Summarizer};
+pub use summary_retry::{SummaryRetry, SummaryRetryNotice, SummaryRetryPolicy};
 pub use trigger::{CompactionCheck, TriggerInput, check_compaction, is_context_overflow};
 
 use crate::settings::CompactionSettings;

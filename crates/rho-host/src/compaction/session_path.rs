@@ -3,6 +3,7 @@
 
 use rho_session::time::parse_iso_ms;
 use rho_session::{EntryKind, SessionEntry, user_entry_message};
+use serde_json::Value;
 
 use super::cut::{PathEntry, PathEntryKind};
 use super::summarize::CompactionResult;
@@ -57,13 +58,17 @@ pub fn latest_compaction_ms(branch: &[&SessionEntry]) -> Option<i64> {
         .and_then(|e| parse_iso_ms(&e.timestamp))
 }
 
-/// The `compaction` entry recording `result`, as Pi appends it (`fromHook: false`).
-pub fn compaction_entry(result: &CompactionResult) -> EntryKind {
+/// The `compaction` entry recording `result`, as Pi 1.6 appends it (`fromHook: false`, the
+/// summary calls' `usage`, and `system_message`: the checkpoint of
+/// [`system_checkpoint`](super::system_checkpoint)).
+pub fn compaction_entry(result: &CompactionResult, system_message: Option<Value>) -> EntryKind {
     EntryKind::Compaction {
         summary: result.summary.clone(),
         first_kept_entry_id: result.first_kept_entry_id.clone(),
         tokens_before: result.tokens_before,
         details: serde_json::to_value(&result.details).ok(),
+        usage: serde_json::to_value(&result.usage).ok(),
         from_hook: Some(false),
+        system_message,
     }
 }

@@ -16,12 +16,14 @@ use super::file_ops::CompactionDetails;
 use super::prepare::{CompactionPreparation, PrepareError};
 use super::prompt::{SUMMARIZATION_SYSTEM_PROMPT, history_prompt, turn_prefix_prompt};
 use super::serialize::serialize_conversation;
+use super::summary_retry::{SummaryRetry, with_retries};
 
 /// The history part of a split-turn summary when nothing came before the turn.
 pub const NO_PRIOR_HISTORY: &str = "No prior history.";
 
 /// A finished compaction: what the `compaction` entry records and `compaction_end` reports.
-/// Serializes as Pi's `result`: `{summary, firstKeptEntryId, tokensBefore, details}`.
+/// Serializes as Pi 1.6's `result`: `{summary, firstKeptEntryId, tokensBefore,
+/// estimatedTokensAfter, usage, details}`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionResult {
@@ -31,14 +33,16 @@ pub struct CompactionResult {
     pub first_kept_entry_id: String,
     /// The estimated context tokens before compacting.
     pub tokens_before: u64,
+    /// Pi's estimate (`estimateTokens`, system messages included) of the context rebuilt from
+    /// the compaction; known once the compaction is recorded, 0 before.
+    pub estimated_tokens_after: u64,
+    /// What the summarisation calls cost.
+    pub usage: Usage,
     /// `{readFiles, modifiedFiles}`.
     pub details: CompactionDetails,
     /// The index of the first kept entry in the path that was prepared.
     #[serde(skip)]
     pub first_kept_index: usize,
-    /// What the summarisation calls cost (for budgets and stats; not part of Pi's payload).
-    #[serde(skip)]
-    pub usage: Usage,
 }
 
 /// Why a compaction produced no summary.
@@ -74,6 +78,8 @@ pub struct Summarizer<'a> {
     pub api_key: Option<String>,
     /// The session's thinking level (used only when the model reasons).
     pub thinking_level: ThinkingLevel,
+    /// How a failed call is retried (Pi 1.6); `None`: not at all.
+    pub retry: Option<SummaryRetry<'a>>,
 }
 
 impl Summarizer<'_> {
@@ -102,8 +108,7 @@ impl Summarizer<'_> {
                 cancel,
             )
         };
-        let mut usage = Usage::default();
-        let mut summary =
+        let (mut summary, usage) =
             if preparation.is_split_turn && !preparation.turn_prefix_messages.is_empty() {
                 let conversation =
                     serialize_conversation(&convert_to_llm(&preparation.turn_prefix_messages));
@@ -123,13 +128,15 @@ impl Summarizer<'_> {
                     } else {
                         tokio::try_join!(history(), prefix)?
                     };
+                // The prefix call always ran: its usage keeps the provider's own fields.
+                let mut usage = prefix_usage;
                 usage.add(&history_usage);
-                usage.add(&prefix_usage);
-                format!("{history}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix}")
+                (
+                    format!("{history}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix}"),
+                    usage,
+                )
             } else {
-                let (text, call_usage) = history().await?;
-                usage.add(&call_usage);
-                text
+                history().await?
             };
         if cancel.is_cancelled() {
             return Err(CompactionError::Aborted);
@@ -140,9 +147,10 @@ impl Summarizer<'_> {
             summary,
             first_kept_entry_id: preparation.first_kept_entry_id.clone(),
             tokens_before: preparation.tokens_before,
+            estimated_tokens_after: 0,
+            usage,
             details,
             first_kept_index: preparation.first_kept_index,
-            usage,
         })
     }
 
@@ -174,11 +182,14 @@ impl Summarizer<'_> {
             cancel: cancel.clone(),
             max_retry_delay: None,
         };
-        let reply = self
-            .provider
-            .stream(self.model, context, options)
-            .result()
-            .await;
+        let call = || {
+            self.provider
+                .stream(self.model, context.clone(), options.clone())
+                .result()
+        };
+        let Some(reply) = with_retries(self.retry, cancel, call).await else {
+            return Err(CompactionError::Aborted);
+        };
         match reply.stop_reason {
             StopReason::Aborted => Err(CompactionError::Aborted),
             _ if cancel.is_cancelled() => Err(CompactionError::Aborted),

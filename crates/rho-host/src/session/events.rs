@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use rho_session::SessionEntry;
 
-use crate::compaction::{CompactionEnd, CompactionStart};
+use crate::compaction::{CompactionEnd, CompactionStart, SummarySource};
 
 /// An event of the session: an agent event or one of the session's own.
 // Events are handed to listeners by reference and never stored in bulk, so the size difference
@@ -65,6 +65,21 @@ pub enum SessionNotice {
     CompactionStart(CompactionStart),
     /// A compaction ended (`{reason, result?, aborted, willRetry, errorMessage?}`).
     CompactionEnd(CompactionEnd),
+    /// Pi 1.6: a summary call failed with a retryable error and runs again after `delay_ms`.
+    SummarizationRetryScheduled {
+        /// 1-based retry number.
+        attempt: u32,
+        /// `retry.maxRetries`.
+        max_attempts: u32,
+        /// The wait before the retry.
+        delay_ms: u64,
+        /// The failure retried.
+        error_message: String,
+    },
+    /// Pi 1.6: the retried summary call starts (`{source, reason?}`).
+    SummarizationRetryAttemptStart(SummarySource),
+    /// Pi 1.6: a summary call's retries ended (no fields).
+    SummarizationRetryFinished,
     /// rho: the prompt is finished and nothing more will run on its own.
     AgentSettled(Settled),
     /// An entry the session wrote on its own (Pi 1.6: the `context_edit` of a retried attempt).

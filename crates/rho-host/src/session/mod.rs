@@ -39,7 +39,9 @@ use self::slot::{PromptSlot, SlotGuard};
 use self::system::Declared;
 use crate::budget::{Budget, BudgetGate, Meter};
 use crate::compact::{AfterCompaction, AutoCompaction, Parts};
-use crate::compaction::{CodingAgentMessages, CompactionError, CompactionPolicy, CompactionResult};
+use crate::compaction::{
+    CodingAgentMessages, CompactionError, CompactionPolicy, CompactionResult, SummaryRetryPolicy,
+};
 use crate::prompt::{PromptResources, SystemPrompt};
 use crate::record::SessionRecord;
 use crate::retry::{Retry, RetryOutcome, RetryPolicy};
@@ -228,11 +230,17 @@ impl Inner {
     }
 
     fn parts(&self) -> Parts<'_> {
+        let retry = self.retry.policy();
         Parts {
             agent: &self.agent,
             record: &self.record,
             listeners: &self.listeners,
             meter: &self.meter,
+            summary_retry: SummaryRetryPolicy {
+                max_retries: if retry.enabled { retry.max_retries } else { 0 },
+                base_delay_ms: retry.base_delay_ms,
+                max_delay_ms: retry.max_delay_ms,
+            },
         }
     }
 

@@ -16,12 +16,13 @@ fn compacted() -> CompactionResult {
         summary: "S".into(),
         first_kept_entry_id: "ab12cd34".into(),
         tokens_before: 190_000,
+        estimated_tokens_after: 1_200,
+        usage: Usage::default(),
         details: CompactionDetails {
             read_files: vec!["a.rs".into()],
             modified_files: vec![],
         },
         first_kept_index: 7,
-        usage: Usage::default(),
     }
 }
 
@@ -34,22 +35,28 @@ fn a_successful_overflow_compaction_announces_the_retry_and_its_result() {
         .unwrap(),
         json!({"reason": "overflow"})
     );
+    // Pi 1.6's key order (rpc-compact.new.log): estimatedTokensAfter and usage before details.
     assert_eq!(
         printed(CompactionEnd::finished(
             CompactionReason::Overflow,
             Ok(compacted())
-        )),
+        ))
+        .to_string(),
         json!({
             "reason": "overflow",
             "result": {
                 "summary": "S",
                 "firstKeptEntryId": "ab12cd34",
                 "tokensBefore": 190000,
+                "estimatedTokensAfter": 1200,
+                "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+                    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
                 "details": {"readFiles": ["a.rs"], "modifiedFiles": []},
             },
             "aborted": false,
             "willRetry": true,
         })
+        .to_string()
     );
     assert_eq!(
         printed(CompactionEnd::finished(

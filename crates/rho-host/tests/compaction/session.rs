@@ -35,6 +35,7 @@ async fn a_compacted_session_file_keeps_everything_and_rebuilds_the_compacted_vi
         model: &model,
         api_key: None,
         thinking_level: ThinkingLevel::Off,
+        retry: None,
     };
     let policy = CompactionPolicy {
         keep_recent_tokens: 200,
@@ -47,7 +48,7 @@ async fn a_compacted_session_file_keeps_everything_and_rebuilds_the_compacted_vi
         .compact(&prepared, None, &CancellationToken::new())
         .await
         .unwrap();
-    file.append(compaction_entry(&result)).unwrap();
+    file.append(compaction_entry(&result, None)).unwrap();
 
     let compacted_at = latest_compaction_ms(&file.branch_entries(None)).unwrap();
     let expected_view = vec![

@@ -9,6 +9,7 @@ use rho_ai::{ContentBlock, ErrorKind, Message, Model, ThinkingLevel, Usage, User
 use rho_host::compaction::prompt::{TURN_PREFIX_SUMMARIZATION_PROMPT, UPDATE_SUMMARIZATION_PROMPT};
 use rho_host::compaction::{
     CompactionDetails, CompactionError, CompactionPolicy, CompactionResult, PathEntry, Summarizer,
+    SummaryRetry, SummaryRetryNotice, SummaryRetryPolicy, SummarySource,
     compaction_summary_message, convert_to_llm, prepare_compaction,
 };
 use serde_json::json;
@@ -134,6 +135,7 @@ fn summarizer<'a>(provider: &'a FauxProvider, model: &'a Model) -> Summarizer<'a
         model,
         api_key: Some("key".into()),
         thinking_level: ThinkingLevel::High,
+        retry: None,
     }
 }
 
@@ -174,6 +176,7 @@ async fn the_model_receives_pis_summarization_prompt_and_its_reply_becomes_the_s
                 .into(),
             first_kept_entry_id: "e6".into(),
             tokens_before: 3_005,
+            estimated_tokens_after: 0,
             details: CompactionDetails {
                 read_files: vec!["README.md".into()],
                 modified_files: vec!["src/a.rs".into()],
@@ -313,4 +316,69 @@ fn the_summary_reaches_the_model_as_a_user_message_in_summary_tags() {
     });
     assert_eq!(serde_json::to_value(&llm[0]).unwrap(), expected_user);
     assert_eq!(AgentMessage::from(llm[1].clone()), said("kept", 2));
+}
+
+/// Pi 1.6's `retryAssistantCall` around a summary call: a retryable failure is said, waited
+/// for and tried again; the retries end with one `finished`.
+#[tokio::test]
+async fn a_retryable_summary_failure_is_retried_with_pis_notices() {
+    let provider = FauxProvider::new().with_usage(false);
+    let mut cut = faux_error(vec![], "terminated");
+    cut.error_info = Some(rho_ai::ErrorInfo::new(ErrorKind::StreamCut));
+    provider.push(cut);
+    provider.push(rho_ai::faux::faux_message(vec![faux_text(
+        "## Goal\nRetried",
+    )]));
+    let mut prepared = prepare_compaction(&coding_session(), &CompactionPolicy::default()).unwrap();
+    prepared.is_split_turn = false;
+    let notices = Mutex::new(Vec::new());
+    let notify = |notice: SummaryRetryNotice| notices.lock().unwrap().push(notice);
+    let model = provider.model();
+    let mut summarizer = summarizer(&provider, &model);
+    summarizer.retry = Some(SummaryRetry {
+        policy: SummaryRetryPolicy {
+            max_retries: 3,
+            base_delay_ms: 1,
+            max_delay_ms: 60_000,
+        },
+        notify: &notify,
+    });
+
+    let result = summarizer
+        .compact(&prepared, None, &CancellationToken::new())
+        .await
+        .unwrap();
+
+    assert!(
+        result.summary.starts_with("## Goal\nRetried"),
+        "{}",
+        result.summary
+    );
+    assert_eq!(
+        notices.into_inner().unwrap(),
+        [
+            SummaryRetryNotice::Scheduled {
+                attempt: 1,
+                max_attempts: 3,
+                delay_ms: 1,
+                error_message: "terminated".into(),
+            },
+            SummaryRetryNotice::AttemptStart,
+            SummaryRetryNotice::Finished,
+        ]
+    );
+    assert_eq!(
+        serde_json::to_value(rho_host::SessionNotice::SummarizationRetryAttemptStart(
+            SummarySource::Compaction {
+                reason: rho_host::compaction::CompactionReason::Threshold
+            }
+        ))
+        .unwrap()
+        .to_string(),
+        r#"{"type":"summarization_retry_attempt_start","source":"compaction","reason":"threshold"}"#
+    );
+    assert_eq!(
+        serde_json::to_value(rho_host::SessionNotice::SummarizationRetryFinished).unwrap(),
+        json!({"type": "summarization_retry_finished"})
+    );
 }

@@ -73,7 +73,8 @@ pub struct CompletionsCompat {
     pub supports_usage_in_streaming: bool,
     /// The output-token field.
     pub max_tokens_field: MaxTokensField,
-    /// Send `strict: false` in tool definitions.
+    /// Send `strict: false` in tool definitions. Off unless `compat.supportsStrictMode` says so:
+    /// Pi 1.6 holds that OpenAI compatibility alone does not imply strict-schema support.
     pub supports_strict_mode: bool,
     /// Tool results carry the tool `name`.
     pub requires_tool_result_name: bool,
@@ -161,7 +162,7 @@ impl CompletionsCompat {
             } else {
                 MaxTokensField::MaxCompletionTokens
             },
-            supports_strict_mode: true,
+            supports_strict_mode: false,
             requires_tool_result_name: d.mistral,
             requires_assistant_after_tool_result: false,
             requires_thinking_as_text: d.mistral,
@@ -284,7 +285,7 @@ mod tests {
                 supports_reasoning_effort: true,
                 supports_usage_in_streaming: true,
                 max_tokens_field: MaxTokensField::MaxCompletionTokens,
-                supports_strict_mode: true,
+                supports_strict_mode: false,
                 requires_tool_result_name: false,
                 requires_assistant_after_tool_result: false,
                 requires_thinking_as_text: false,

@@ -6,6 +6,28 @@ use rho_ai::{ErrorKind, StopReason};
 use rho_http::Failure;
 use serde_json::Value;
 
+use crate::provider_error::{SdkHttpError, js_string, js_stringify, truthy, with_raw_metadata};
+
+/// Error codes and types that say the account's quota, plan limit or credit is spent: waiting
+/// seconds will not help, so they are not retried (Pi's non-retryable provider-limit list, by
+/// code: OpenAI's `insufficient_quota`, OpenCode's usage-limit types, ChatGPT's shared usage
+/// limits, a gateway's `billing_error`, and Zhipu's plan-limit code `1308`).
+pub fn is_quota_code(code: &str) -> bool {
+    matches!(
+        code,
+        "insufficient_quota"
+            | "billing_error"
+            | "GoUsageLimitError"
+            | "FreeUsageLimitError"
+            | "subscription_sharing_usage_limit_exceeded"
+            | "subscription_sharing_workplace_individual_usage_limit_exceeded"
+            | ZHIPU_PLAN_LIMIT
+    )
+}
+
+/// Zhipu's (Z.ai) code for a plan whose usage limit is reached, sent with HTTP 429.
+const ZHIPU_PLAN_LIMIT: &str = "1308";
+
 /// The kind named by the error's `code` or `type`, or by a numeric `code` / `status_code`
 /// (OpenRouter and Groq put HTTP statuses there); `None` when they name nothing known.
 fn kind_from_fields(error: &Value) -> Option<ErrorKind> {
@@ -14,7 +36,7 @@ fn kind_from_fields(error: &Value) -> Option<ErrorKind> {
             Some("context_length_exceeded" | "model_context_window_exceeded") => {
                 ErrorKind::ContextOverflow
             }
-            Some("insufficient_quota") => ErrorKind::QuotaExceeded,
+            Some(code) if is_quota_code(code) => ErrorKind::QuotaExceeded,
             Some("rate_limit_exceeded" | "rate_limit_error") => ErrorKind::RateLimited,
             Some("overloaded_error" | "overloaded") => ErrorKind::Overloaded,
             Some("server_error" | "internal_server_error" | "service_unavailable") => {
@@ -29,7 +51,7 @@ fn kind_from_fields(error: &Value) -> Option<ErrorKind> {
             continue;
         };
         let kind = match status {
-            402 => ErrorKind::QuotaExceeded,
+            402 | 1308 => ErrorKind::QuotaExceeded,
             413 => ErrorKind::ContextOverflow,
             429 => ErrorKind::RateLimited,
             529 => ErrorKind::Overloaded,
@@ -46,45 +68,29 @@ pub fn in_stream_error_kind(error: &Value) -> ErrorKind {
     kind_from_fields(error).unwrap_or(ErrorKind::Provider)
 }
 
-/// The `errorMessage` for an error object: its `message` (OpenAI SDK wording), or the whole
-/// object as JSON; OpenRouter's upstream detail `metadata.raw` follows on a new line.
+/// The `errorMessage` for an error object inside a stream: its `message` (OpenAI SDK wording),
+/// or the whole object as JSON; OpenRouter's upstream detail `metadata.raw` follows on a new line
+/// unless the text already holds it.
 pub fn error_message(error: &Value) -> String {
-    let mut message = match error.get("message") {
+    let message = match error.get("message") {
         Some(Value::String(text)) => text.clone(),
-        Some(other) if !other.is_null() => other.to_string(),
-        _ => error.to_string(),
+        Some(other) if !other.is_null() => js_stringify(other),
+        _ => js_stringify(error),
     };
-    match error.pointer("/metadata/raw") {
-        Some(Value::String(raw)) => {
-            message.push('\n');
-            message.push_str(raw);
-        }
-        Some(raw) if !raw.is_null() => {
-            message.push('\n');
-            message.push_str(&raw.to_string());
-        }
-        _ => {}
-    }
-    message
+    let raw = error
+        .pointer("/metadata/raw")
+        .filter(|raw| truthy(raw))
+        .map(js_string);
+    with_raw_metadata(message, raw)
 }
 
-/// The `errorMessage` of an HTTP error response, worded as the OpenAI SDK words it:
-/// `"<status> <error.message>"` (the error object as JSON when it has no message), the raw text
-/// for a non-JSON body, `"<status> status code (no body)"` when there is nothing to say; then
-/// OpenRouter's `metadata.raw` on a new line.
+/// The `errorMessage` of an HTTP error response as Pi 1.6 words it: the body's error object after
+/// the status (`529: {"type":"overloaded_error",…}`), else the OpenAI SDK's text (`"<status>
+/// <message>"`, the raw text of a non-JSON body, `"<status> status code (no body)"`); then
+/// OpenRouter's `metadata.raw` on a new line when the text does not hold it yet.
 pub fn http_error_message(status: u16, body: &str) -> String {
-    let text = body.trim();
-    let detail = match serde_json::from_str::<Value>(text) {
-        Ok(json) => json
-            .get("error")
-            .filter(|e| !e.is_null())
-            .map(error_message),
-        Err(_) => Some(text.to_owned()).filter(|t| !t.is_empty()),
-    };
-    match detail {
-        Some(detail) => format!("{status} {detail}"),
-        None => format!("{status} status code (no body)"),
-    }
+    let error = SdkHttpError::parse(status, body);
+    with_raw_metadata(error.display(None), error.raw_metadata())
 }
 
 /// Classifies an HTTP error response: the status decides, refined by the body's error
@@ -104,17 +110,20 @@ pub fn classify_http_error(status: u16, body: &str) -> ErrorKind {
         other => other,
     };
     let error = body.get("error").unwrap_or(&body);
-    let refined =
-        ["code", "type"]
-            .iter()
-            .find_map(|key| match error.get(key).and_then(Value::as_str)? {
+    let refined = ["code", "type"]
+        .iter()
+        .find_map(|key| match error.get(key)? {
+            Value::String(code) => match code.as_str() {
                 "context_length_exceeded" | "model_context_window_exceeded" => {
                     Some(ErrorKind::ContextOverflow)
                 }
-                "insufficient_quota" => Some(ErrorKind::QuotaExceeded),
+                code if is_quota_code(code) => Some(ErrorKind::QuotaExceeded),
                 "rate_limit_exceeded" => Some(ErrorKind::RateLimited),
                 _ => None,
-            });
+            },
+            Value::Number(code) if code.as_u64() == Some(1308) => Some(ErrorKind::QuotaExceeded),
+            _ => None,
+        });
     refined.unwrap_or(by_status)
 }
 
@@ -158,6 +167,12 @@ mod tests {
                 402,
                 r#"{"error":{"code":402,"message":"Insufficient credits"}}"#,
             ),
+            classify_http_error(429, r#"{"error":{"code":"1308","message":"limit"}}"#),
+            classify_http_error(429, r#"{"error":{"code":1308,"message":"limit"}}"#),
+            classify_http_error(429, r#"{"error":{"type":"GoUsageLimitError"}}"#),
+            classify_http_error(429, r#"{"error":{"type":"billing_error"}}"#),
+            classify_http_error(520, "<html>origin error</html>"),
+            classify_http_error(524, ""),
         ];
         assert_eq!(
             kinds,
@@ -169,8 +184,15 @@ mod tests {
                 ErrorKind::Auth,
                 ErrorKind::Server,
                 ErrorKind::QuotaExceeded,
+                ErrorKind::QuotaExceeded,
+                ErrorKind::QuotaExceeded,
+                ErrorKind::QuotaExceeded,
+                ErrorKind::QuotaExceeded,
+                ErrorKind::Server,
+                ErrorKind::Server,
             ]
         );
+        assert!(!ErrorKind::QuotaExceeded.is_retryable() && ErrorKind::Server.is_retryable());
     }
 
     #[test]
@@ -184,6 +206,8 @@ mod tests {
             json!({"type": "server_error"}),
             json!({"code": "tool_use_failed", "type": "invalid_request_error", "status_code": 400}),
             json!({"code": 400, "message": "Token limit reached"}),
+            json!({"code": "1308", "message": "plan limit"}),
+            json!({"code": "subscription_sharing_usage_limit_exceeded"}),
         ]
         .iter()
         .map(in_stream_error_kind)
@@ -199,12 +223,14 @@ mod tests {
                 ErrorKind::Server,
                 ErrorKind::Provider,
                 ErrorKind::Provider,
+                ErrorKind::QuotaExceeded,
+                ErrorKind::QuotaExceeded,
             ]
         );
     }
 
     #[test]
-    fn http_error_text_is_status_and_the_error_message_as_the_openai_sdk_words_it() {
+    fn http_error_text_is_the_status_and_the_error_object_as_pi_16_words_it() {
         let texts = [
             http_error_message(
                 429,
@@ -221,8 +247,8 @@ mod tests {
         assert_eq!(
             texts,
             [
-                "429 Rate limit reached",
-                "400 Provider returned error\nbad",
+                r#"429: {"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}"#,
+                r#"400: {"code":400,"message":"Provider returned error","metadata":{"raw":"bad"}}"#,
                 "500 status code (no body)",
                 "502 <html>bad gateway</html>",
                 "503 status code (no body)",

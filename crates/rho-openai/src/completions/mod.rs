@@ -12,7 +12,7 @@ pub mod wire;
 
 pub use compat::{CompletionsCompat, MaxTokensField, ThinkingFormat};
 pub use convert::normalize_tool_call_id;
-pub use errors::{classify_http_error, http_error_message};
+pub use errors::{classify_http_error, http_error_message, is_quota_code};
 pub use provider::{CompletionsProvider, is_loopback_url};
 pub use request::{
     CompletionsWriter, completions_request_body, completions_url, request_headers,

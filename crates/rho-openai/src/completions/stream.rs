@@ -4,6 +4,7 @@
 //! by `index` (or by order and id for servers that omit it). Every `*_end` event is emitted only
 //! after the body ended, in content order, as Pi does.
 
+use crate::provider_error::SdkHttpError;
 use rho_ai::partial_json::StreamingJson;
 use rho_ai::{
     AssistantMessage, AssistantMessageEvent as E, ContentBlock, ErrorKind, Model, PartialMessage,
@@ -404,5 +405,9 @@ impl SseFolder for CompletionsFolder {
 
     fn http_error_message(&self, status: u16, body: &str) -> String {
         http_error_message(status, body)
+    }
+
+    fn sdk_error_message(&self, status: u16, body: &str) -> String {
+        SdkHttpError::parse(status, body).sdk_message().to_owned()
     }
 }

@@ -6,6 +6,8 @@ use rho_ai::ErrorKind;
 use rho_http::Failure;
 use serde_json::Value;
 
+use crate::completions::is_quota_code;
+
 /// Pi's message for a `response.failed` without error or incomplete details.
 pub const UNKNOWN_FAILURE: &str = "Unknown error (no error details in response)";
 
@@ -16,7 +18,7 @@ pub const UNKNOWN_ERROR: &str = "An unknown error occurred";
 pub fn kind_from_code(code: Option<&str>) -> ErrorKind {
     match code {
         Some("rate_limit_exceeded" | "rate_limit_error") => ErrorKind::RateLimited,
-        Some("insufficient_quota") => ErrorKind::QuotaExceeded,
+        Some(code) if is_quota_code(code) => ErrorKind::QuotaExceeded,
         Some("context_length_exceeded" | "model_context_window_exceeded") => {
             ErrorKind::ContextOverflow
         }

@@ -59,10 +59,19 @@ pub fn request_headers(
     headers
 }
 
-fn convert_tools(tools: &[ToolSpec]) -> Vec<WireTool<'_>> {
+/// The tools; `strict: false` only when `compat.supportsStrictMode` is set (Pi 1.6's default is
+/// off, so the key is absent).
+fn convert_tools<'a>(model: &Model, tools: &'a [ToolSpec]) -> Vec<WireTool<'a>> {
+    let supports_strict = model
+        .compat
+        .as_ref()
+        .and_then(|c| c.get("supportsStrictMode"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let strict = supports_strict.then_some(false);
     tools
         .iter()
-        .map(|tool| WireTool::function(&tool.name, &tool.description, &tool.parameters))
+        .map(|tool| WireTool::function(&tool.name, &tool.description, &tool.parameters, strict))
         .collect()
 }
 
@@ -139,7 +148,7 @@ fn with_request<R>(
         store: false,
         max_output_tokens: options.max_tokens.or(default_max).filter(|m| *m > 0),
         temperature: options.temperature.and_then(JsNumber::finite),
-        tools: (!context.tools.is_empty()).then(|| convert_tools(&context.tools)),
+        tools: (!context.tools.is_empty()).then(|| convert_tools(model, &context.tools)),
         reasoning,
         include,
     };

@@ -16,7 +16,8 @@ use serde_json::{Map, Value};
 use super::errors::{UNKNOWN_ERROR, chunk_error, error_event, response_failed};
 use super::items::{ItemState, str_field};
 use super::usage::{apply_cost, normalize_usage};
-use crate::completions::{classify_http_error, http_error_message};
+use crate::completions::classify_http_error;
+use crate::provider_error::SdkHttpError;
 
 mod delta;
 
@@ -205,7 +206,16 @@ impl SseFolder for ResponsesFolder {
         classify_http_error(status, body)
     }
 
+    /// Pi 1.6's `"<Provider> API error (<status>): <body>"`, `OpenAI` for the provider `openai`.
     fn http_error_message(&self, status: u16, body: &str) -> String {
-        http_error_message(status, body)
+        let provider = match self.model.provider.as_str() {
+            "openai" => "OpenAI",
+            other => other,
+        };
+        SdkHttpError::parse(status, body).display(Some(&format!("{provider} API error")))
+    }
+
+    fn sdk_error_message(&self, status: u16, body: &str) -> String {
+        SdkHttpError::parse(status, body).sdk_message().to_owned()
     }
 }

@@ -180,7 +180,7 @@ impl<'a> InputPart<'a> {
     }
 }
 
-/// `{type: "function", name, description, parameters, strict: false}`.
+/// `{type: "function", name, description, parameters, strict?}`.
 #[derive(Debug, Serialize)]
 pub struct WireTool<'a> {
     #[serde(rename = "type")]
@@ -188,18 +188,24 @@ pub struct WireTool<'a> {
     name: &'a str,
     description: &'a str,
     parameters: &'a Value,
-    strict: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    strict: Option<bool>,
 }
 
 impl<'a> WireTool<'a> {
-    /// A function tool, not strict.
-    pub fn function(name: &'a str, description: &'a str, parameters: &'a Value) -> Self {
+    /// A function tool; `strict` is sent when the server knows strict mode.
+    pub fn function(
+        name: &'a str,
+        description: &'a str,
+        parameters: &'a Value,
+        strict: Option<bool>,
+    ) -> Self {
         WireTool {
             kind: "function",
             name,
             description,
             parameters,
-            strict: false,
+            strict,
         }
     }
 }

@@ -79,7 +79,9 @@ fn generate_with(dir: &Path, entries: usize, compact: bool) -> Result<PathBuf, S
             first_kept_entry_id,
             tokens_before: 150_000,
             details: None,
+            usage: None,
             from_hook: None,
+            system_message: None,
         })?;
     }
     session.sync()?;

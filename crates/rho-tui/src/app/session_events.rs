@@ -132,6 +132,11 @@ impl App {
                     self.status.compaction_ended(false);
                 }
             }
+            // Pi's interactive mode shows summary retries in its status line; rho's status
+            // already says a compaction is running.
+            SessionNotice::SummarizationRetryScheduled { .. }
+            | SessionNotice::SummarizationRetryAttemptStart(_)
+            | SessionNotice::SummarizationRetryFinished => {}
             SessionNotice::AgentSettled(_) => {
                 self.run.stop();
                 self.status.retry_ended();

@@ -65,13 +65,21 @@ pub fn get_messages(host: &Arc<Host>, reply: Reply) {
     reply.result(serde_json::to_value(&messages).map(|messages| json!({ "messages": messages })));
 }
 
-/// `get_session_stats`.
+/// `get_session_stats`: over every entry of the session, read off the runtime (a long session's
+/// messages are decoded for it).
 pub fn get_session_stats(host: &Arc<Host>, reply: Reply) {
     let session = host.session();
     let window = host.current_entry().model.context_window;
-    let id = session.record().header().map(|h| h.id).unwrap_or_default();
     let messages = session.agent().with_state(|s| s.messages.clone());
-    reply.data(session_stats(&id, &messages, window));
+    tokio::task::spawn_blocking(move || {
+        let stats = session
+            .record()
+            .with_file(|file| session_stats(file, &messages, window));
+        match stats {
+            Some(stats) => reply.data(stats),
+            None => reply.fail(rho_session::SessionError::Closed),
+        }
+    });
 }
 
 /// `get_last_assistant_text`: `{text}`, or `{}` when there is none (Pi's `undefined`).
