@@ -576,6 +576,21 @@ fn abort_during_a_tool_ends_the_run_at_once() {
 }
 
 #[test]
+fn a_user_command_sees_no_stale_session_variables_and_knows_it_runs_under_an_agent() {
+    let (dir, script) = workspace("echo hi", "ok");
+    let script = script.to_string_lossy().into_owned();
+    let mut rpc = Rpc::start_with_env(
+        dir.path(),
+        &dir.path().join(".rho-home"),
+        &["--faux-script", &script],
+        &[("PI_SESSION_ID", "stale"), ("PI_MODEL", "stale")],
+    );
+    let answer = rpc.call(json!({"id": "b", "type": "bash",
+        "command": "echo \"$AI_AGENT ${PI_SESSION_ID-none} ${PI_MODEL-none}\""}));
+    assert_eq!(answer["data"]["output"], "rho none none\n");
+}
+
+#[test]
 fn bash_runs_a_user_command_records_it_before_the_next_prompt_and_abort_bash_stops_it() {
     let (dir, script) = workspace("echo hi", "ok");
     let mut rpc = Rpc::start(dir.path(), &script);

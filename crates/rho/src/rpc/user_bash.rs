@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use rho_agent::{AgentMessage, ContextHooks, CustomMessage, HookError};
 use rho_ai::Message;
+use rho_host::tools::bash::ShellEnv;
 use rho_host::tools::truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, truncate_tail};
 use serde_json::{Map, Value};
 use tokio::sync::watch;
@@ -114,6 +115,9 @@ pub async fn run(
         .stdout(writer.try_clone()?)
         .stderr(writer)
         .process_group(0);
+    // As Pi 1.6: a user's command describes no session (no `PI_SESSION_*` of rho's own
+    // environment) and knows it runs under an agent.
+    ShellEnv::plain().apply_to(&mut shell);
     let mut child = shell.spawn()?;
     // Our copies of the pipe's write end must go, or the reader never sees the end.
     drop(shell);

@@ -26,9 +26,15 @@ impl Rpc {
 
     /// `rho --mode rpc <args>` in `cwd` with `RHO_HOME=home`.
     pub fn start_with(cwd: &Path, home: &Path, args: &[&str]) -> Rpc {
+        Rpc::start_with_env(cwd, home, args, &[])
+    }
+
+    /// As [`Rpc::start_with`], with `env` added to rho's environment.
+    pub fn start_with_env(cwd: &Path, home: &Path, args: &[&str], env: &[(&str, &str)]) -> Rpc {
         let mut child = Command::new(env!("CARGO_BIN_EXE_rho"))
             .current_dir(cwd)
             .env("RHO_HOME", home)
+            .envs(env.iter().copied())
             .args(["--mode", "rpc"])
             .args(args)
             .stdin(Stdio::piped())

@@ -52,6 +52,12 @@ impl ShellEnv {
 
     /// Applies the changes to a command about to be spawned.
     pub(super) fn apply(&self, command: &mut tokio::process::Command) {
+        self.apply_to(command.as_std_mut());
+    }
+
+    /// Applies the changes to a command about to be spawned (a user's shell command, `!cmd` or
+    /// RPC `bash`, which runs outside the tools).
+    pub fn apply_to(&self, command: &mut std::process::Command) {
         for name in SESSION_NAMES {
             command.env_remove(name);
         }
