@@ -34,6 +34,29 @@ fn pi_1_6s_rpc_client_drives_rho_through_a_tool_call_and_its_new_methods() {
     assert_eq!(report["leafIsLast"], true);
     assert_eq!(report["treeDepth"], 7);
     assert_eq!(report["treeLeaf"], true);
+    // Every other method of the 1.6 client, through rho.
+    assert_eq!(
+        report["methods"],
+        json!({
+            "steer": "queued",
+            "followUp": "queued",
+            "clearedQueued": {"steering": ["later"], "followUp": ["after that"]},
+            "models": ["faux/faux-1"],
+            "setModel": "faux-1",
+            "cycleModel": null,
+            "cycleThinkingLevel": null,
+            "bash": ["from-bash\n", 0, false],
+            "commands": 0,
+            "forkTexts": ["Say hi with bash"],
+            "exported": true,
+            "fork": ["Say hi with bash", false],
+            "clone": false,
+            "newSession": false,
+            "switchSession": false,
+            "backOnFirst": true,
+            "name": "driven"
+        })
+    );
 }
 
 #[test]

@@ -46,6 +46,15 @@ try {
     followUpMode: state.followUpMode,
   };
   report.lastAssistantText = await client.getLastAssistantText();
+  const stats = await client.getSessionStats();
+  report.stats = {
+    userMessages: stats.userMessages,
+    assistantMessages: stats.assistantMessages,
+    toolCalls: stats.toolCalls,
+    toolResults: stats.toolResults,
+    totalMessages: stats.totalMessages,
+    sessionIdMatches: stats.sessionId === state.sessionId,
+  };
   if (typeof client.getEntries === "function") {
     // Pi 1.6's new methods.
     report.levels = await client.getAvailableThinkingLevels();
@@ -58,16 +67,42 @@ try {
     for (let node = tree.tree[0]; node; node = node.children[0]) depth += 1;
     report.treeDepth = depth;
     report.treeLeaf = tree.leafId === leafId;
+    // The rest of the 1.6 client's methods, each with what it answered.
+    const m = {};
+    m.steer = await client.steer("later");
+    m.followUp = await client.followUp("after that");
+    m.clearedQueued = await client.clearQueue();
+    const models = await client.getAvailableModels();
+    m.models = models.map((x) => `${x.provider}/${x.id}`);
+    m.setModel = (await client.setModel("faux", "faux-1")).id;
+    m.cycleModel = (await client.cycleModel()) ?? null;
+    await client.setThinkingLevel("high");
+    m.cycleThinkingLevel = (await client.cycleThinkingLevel()) ?? null;
+    await client.setSteeringMode("all");
+    await client.setFollowUpMode("all");
+    await client.setAutoCompaction(false);
+    await client.setAutoRetry(false);
+    await client.abortRetry();
+    await client.abortBash();
+    await client.setSessionName("driven");
+    const bash = await client.bash("echo from-bash");
+    m.bash = [bash.output, bash.exitCode, bash.cancelled];
+    m.commands = (await client.getCommands()).length;
+    const forks = await client.getForkMessages();
+    m.forkTexts = forks.map((f) => f.text);
+    const html = await client.exportHtml(join(process.env.RHO_CWD, "out.html"));
+    m.exported = html.path.endsWith("out.html");
+    const before = (await client.getState()).sessionFile;
+    const forked = await client.fork(forks[0].entryId);
+    m.fork = [forked.text, forked.cancelled];
+    m.clone = (await client.clone()).cancelled;
+    m.newSession = (await client.newSession()).cancelled;
+    m.switchSession = (await client.switchSession(before)).cancelled;
+    m.backOnFirst = (await client.getState()).sessionFile === before;
+    m.name = (await client.getState()).sessionName ?? null;
+    await client.abort();
+    report.methods = m;
   }
-  const stats = await client.getSessionStats();
-  report.stats = {
-    userMessages: stats.userMessages,
-    assistantMessages: stats.assistantMessages,
-    toolCalls: stats.toolCalls,
-    toolResults: stats.toolResults,
-    totalMessages: stats.totalMessages,
-    sessionIdMatches: stats.sessionId === state.sessionId,
-  };
   // Pi answers an unknown command without its id, so the client sees the response as an event.
   const unknown = new Promise((resolve) => {
     const stop = client.onEvent((event) => {
