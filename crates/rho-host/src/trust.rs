@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use rho_stdx::fs::{Access, write_atomic};
 use serde_json::Value;
 
 use crate::settings::PROJECT_DIR;
@@ -156,9 +157,7 @@ impl TrustStore {
             if let Some(parent) = self.path.parent() {
                 std::fs::create_dir_all(parent)?;
             }
-            let temporary = self.path.with_extension("json.tmp");
-            std::fs::write(&temporary, text)?;
-            std::fs::rename(&temporary, &self.path)
+            write_atomic(&self.path, text.as_bytes(), Access::Shared)
         };
         let text = serde_json::to_string_pretty(&Value::Object(object)).unwrap_or_default();
         write(format!("{text}\n")).map_err(|source| TrustError::Write {

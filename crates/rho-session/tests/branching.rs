@@ -110,3 +110,37 @@ fn fork_file_copies_every_entry_of_another_session_for_a_new_cwd() {
         Value::from(s.path().unwrap().to_str().unwrap())
     );
 }
+
+#[test]
+fn the_latest_compaction_is_the_nearest_one_up_the_current_branch() {
+    let compaction = |first_kept: &str| EntryKind::Compaction {
+        summary: "S".to_owned(),
+        first_kept_entry_id: first_kept.to_owned(),
+        tokens_before: 1,
+        details: None,
+        usage: None,
+        from_hook: None,
+        system_message: None,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = SessionFile::create(dir.path(), "/p", None).unwrap();
+    let u1 = s.append_message(user("one")).unwrap();
+    assert_eq!(s.latest_compaction_ms(), None);
+    let first = s.append(compaction(&u1)).unwrap();
+    s.append_message(user("two")).unwrap();
+    let at = |s: &SessionFile, id: &str| {
+        let stamp = &s.entry(id).unwrap().timestamp;
+        chrono::DateTime::parse_from_rfc3339(stamp)
+            .unwrap()
+            .timestamp_millis()
+    };
+    assert_eq!(s.latest_compaction_ms(), Some(at(&s, &first)));
+    // A second compaction on another branch is not this branch's.
+    s.append_with_parent(Some(&u1), EntryKind::message(user("other")))
+        .unwrap();
+    assert_eq!(s.latest_compaction_ms(), None);
+    let second = s.append(compaction(&u1)).unwrap();
+    assert_eq!(s.latest_compaction_ms(), Some(at(&s, &second)));
+    s.branch(&first).unwrap();
+    assert_eq!(s.latest_compaction_ms(), Some(at(&s, &first)));
+}

@@ -164,15 +164,8 @@ pub fn choose(cli: &mut Cli, target: &SessionTarget, cwd: &Path) -> anyhow::Resu
     setup::budget(cli, &settings)?;
     setup::retry_policy(&settings)?;
     let session_thinking = opened.and_then(|o| restored_thinking(cli, o));
-    let choice = match &cli.faux_script {
-        Some(script_path) => {
-            if cli.model.is_some() || cli.provider.is_some() {
-                bail!("--faux-script cannot be combined with --model or --provider");
-            }
-            let script_text = std::fs::read_to_string(script_path)
-                .with_context(|| format!("cannot read faux script {}", script_path.display()))?;
-            model_choice::faux(&FauxScript::parse(&script_text)?)
-        }
+    let choice = match faux_script(cli)? {
+        Some(script) => model_choice::faux(&script),
         None => {
             let (registry, auth) = model_choice::load_registry();
             let not_restored = opened.and_then(|o| restore_model(cli, o, &registry, &auth));
@@ -197,6 +190,19 @@ pub fn choose(cli: &mut Cli, target: &SessionTarget, cwd: &Path) -> anyhow::Resu
         settings,
         choice,
     })
+}
+
+/// The script of `--faux-script`, read and parsed, when it is given (every mode's check).
+pub fn faux_script(cli: &Cli) -> anyhow::Result<Option<FauxScript>> {
+    let Some(script_path) = &cli.faux_script else {
+        return Ok(None);
+    };
+    if cli.model.is_some() || cli.provider.is_some() {
+        bail!("--faux-script cannot be combined with --model or --provider");
+    }
+    let script_text = std::fs::read_to_string(script_path)
+        .with_context(|| format!("cannot read faux script {}", script_path.display()))?;
+    Ok(Some(FauxScript::parse(&script_text)?))
 }
 
 /// Makes the kit for the sessions of `cwd`: the workspace (a `local` model gets the read-only

@@ -79,17 +79,22 @@ fn done() -> MockResponse {
 /// Runs `rho --mode json` against `server`; the exit code and the JSON lines.
 async fn run_against(server: &MockServer) -> (Option<i32>, Vec<Value>) {
     let dir = tempfile::tempdir().unwrap();
+    run_in(dir.path(), server).await
+}
+
+/// Runs `rho --mode json` against `server` with `dir` as its home and working directory.
+async fn run_in(dir: &std::path::Path, server: &MockServer) -> (Option<i32>, Vec<Value>) {
     let models = json!({"providers": {"mock": {
         "baseUrl": format!("{}/v1", server.base_url()),
         "api": "openai-completions",
         "apiKey": "sk-test",
         "models": [{"id": "m"}]
     }}});
-    std::fs::write(dir.path().join("models.json"), models.to_string()).unwrap();
+    std::fs::write(dir.join("models.json"), models.to_string()).unwrap();
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_rho"))
-        .current_dir(dir.path())
+        .current_dir(dir)
         .env_clear()
-        .env("RHO_HOME", dir.path())
+        .env("RHO_HOME", dir)
         .env("RHO_RETRY_BASE_DELAY_MS", "1")
         .args(["--mode", "json", "--provider", "mock", "--model", "m", "hi"])
         .stdin(Stdio::null())
@@ -223,34 +228,61 @@ async fn a_retry_after_past_the_cap_fails_at_once_instead_of_sleeping_a_day() {
 }
 
 #[tokio::test]
+async fn the_cap_set_in_settings_fails_a_shorter_retry_after_than_the_default_would() {
+    let limited = MockResponse::json_error(429, r#"{"error": {"message": "slow down"}}"#)
+        .header("retry-after", "2");
+    let server = MockServer::start(vec![limited, done()]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let settings = json!({"retry": {"provider": {"maxRetryDelayMs": 1000}}});
+    std::fs::write(dir.path().join("settings.json"), settings.to_string()).unwrap();
+    let (code, lines) = run_in(dir.path(), &server).await;
+    assert_eq!(code, Some(1));
+    assert_eq!(retry_events(&lines), Vec::<Value>::new());
+    assert_eq!(server.requests().len(), 1);
+    let failed = lines
+        .iter()
+        .rev()
+        .find(|l| l["type"] == "message_end")
+        .unwrap();
+    assert_eq!(
+        failed["message"]["errorMessage"],
+        "Server requested 2s retry delay (max: 1s). 429 slow down"
+    );
+}
+
+#[tokio::test]
+async fn the_backoff_is_clamped_to_max_agent_delay_ms_from_settings() {
+    let overloaded = r#"{"error": {"message": "Overloaded", "type": "overloaded_error"}}"#;
+    let mut answers: Vec<MockResponse> = (0..3)
+        .map(|_| MockResponse::json_error(529, overloaded))
+        .collect();
+    answers.push(done());
+    let server = MockServer::start(answers).await;
+    let dir = tempfile::tempdir().unwrap();
+    let settings = json!({"retry": {"maxAgentDelayMs": 2}});
+    std::fs::write(dir.path().join("settings.json"), settings.to_string()).unwrap();
+    let (code, lines) = run_in(dir.path(), &server).await;
+    assert_eq!(code, Some(0));
+    // Base 1 ms (RHO_RETRY_BASE_DELAY_MS): 1, 2, then 4 clamped to 2.
+    assert_eq!(
+        retry_events(&lines),
+        vec![
+            json!(["auto_retry_start", 1, 1, null]),
+            json!(["auto_retry_start", 2, 2, null]),
+            json!(["auto_retry_start", 3, 2, null]),
+            json!(["auto_retry_end", 3, null, true]),
+        ]
+    );
+}
+
+#[tokio::test]
 async fn a_retried_attempt_is_announced_as_pi_1_6_does_and_left_out_of_the_context_by_a_context_edit()
  {
     let overloaded = r#"{"error": {"message": "Overloaded", "type": "overloaded_error"}}"#;
     let server = MockServer::start(vec![MockResponse::json_error(529, overloaded), done()]).await;
     let dir = tempfile::tempdir().unwrap();
-    let models = json!({"providers": {"mock": {
-        "baseUrl": format!("{}/v1", server.base_url()),
-        "api": "openai-completions",
-        "apiKey": "sk-test",
-        "models": [{"id": "m"}]
-    }}});
-    std::fs::write(dir.path().join("models.json"), models.to_string()).unwrap();
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_rho"))
-        .current_dir(dir.path())
-        .env_clear()
-        .env("RHO_HOME", dir.path())
-        .env("RHO_RETRY_BASE_DELAY_MS", "1")
-        .args(["--mode", "json", "--provider", "mock", "--model", "m", "hi"])
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0));
-    let lines: Vec<Value> = String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (code, lines) = run_in(dir.path(), &server).await;
+    assert_eq!(code, Some(0));
     // Pi 1.6's order (json-retry.new.jsonl): the failed run ends saying a retry follows, the
     // retry is announced, the failed reply's context edit is appended, then the next run.
     let kinds: Vec<String> = lines[1..]

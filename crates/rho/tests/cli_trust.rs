@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use rho_testkit::{MockResponse, MockServer};
 use serde_json::{Value, json};
 
-const NOTICE: &str = "rho: project not trusted; ignored .rho/settings.json, .rho/rules.toml, .rho/skills, .rho/prompts, .rho/SYSTEM.md, .rho/APPEND_SYSTEM.md (run with --approve to use them)\n";
+const NOTICE: &str = "rho: project not trusted; ignored .rho/settings.json, .rho/rules.toml, .rho/mcp.json, .rho/hooks, .rho/extensions, .rho/skills, .rho/prompts, .rho/SYSTEM.md, .rho/APPEND_SYSTEM.md (run with --approve to use them)\n";
 
 fn answer() -> MockResponse {
     let chunk = json!({"id": "c", "model": "m", "choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}]});
@@ -36,8 +36,8 @@ fn layout(server: &MockServer) -> tempfile::TempDir {
     std::fs::write(home.join("models.json"), models.to_string()).unwrap();
     let global = json!({"defaultProvider": "mock", "defaultModel": "a"});
     std::fs::write(home.join("settings.json"), global.to_string()).unwrap();
-    let project =
-        json!({"defaultModel": "b", "defaultProjectTrust": "always", "permission": "full"});
+    let project = json!({"defaultModel": "b", "defaultProjectTrust": "always",
+        "permission": "full", "allowDirs": ["/"]});
     std::fs::write(rho.join("settings.json"), project.to_string()).unwrap();
     let rules = "[[rule]]\ndecision = \"deny\"\nprefix = \"git push\"\n";
     std::fs::write(rho.join("rules.toml"), rules).unwrap();
@@ -47,6 +47,9 @@ fn layout(server: &MockServer) -> tempfile::TempDir {
     )
     .unwrap();
     std::fs::write(rho.join("prompts/fix.md"), "Fix it properly.\n").unwrap();
+    std::fs::write(rho.join("mcp.json"), r#"{"mcpServers": {}}"#).unwrap();
+    std::fs::create_dir_all(rho.join("hooks")).unwrap();
+    std::fs::create_dir_all(rho.join("extensions")).unwrap();
     std::fs::write(rho.join("SYSTEM.md"), "Project system prompt.\n").unwrap();
     std::fs::write(rho.join("APPEND_SYSTEM.md"), "Project append.\n").unwrap();
     let canonical = std::fs::canonicalize(dir.path().join("project")).unwrap();
@@ -182,4 +185,111 @@ async fn the_trust_store_in_rho_home_trusts_and_no_approve_overrides_it() {
         .map(|request| request.body_json().unwrap()["model"].to_string())
         .collect();
     assert_eq!(bodies, ["\"a\"", "\"b\""]);
+}
+
+/// The tool results of a `--mode json` run, in order: (text, isError).
+fn tool_results(stdout: &[u8]) -> Vec<(String, bool)> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|e| e["type"] == "message_end" && e["message"]["role"] == "toolResult")
+        .map(|e| {
+            let message = &e["message"];
+            let text = message["content"][0]["text"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned();
+            (text, message["isError"] == true)
+        })
+        .collect()
+}
+
+/// A trusted project's rule adds its `deny`; untrusted, the rule does not exist. Trusted or
+/// not, its `permission: "full"` and `allowDirs: ["/"]` never let a tool write outside.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_trusted_projects_rules_deny_but_its_permission_and_allow_dirs_never_widen() {
+    let server = MockServer::start(vec![]).await;
+    let dir = layout(&server);
+    let outside = dir.path().join("outside.txt");
+    let script = dir.path().join("script.json");
+    let turns = json!({"turns": [
+        [
+            {"type": "tool_call", "name": "bash", "arguments": {"command": "git push --dry-run"}},
+            {"type": "tool_call", "name": "write",
+             "arguments": {"path": outside.to_str().unwrap(), "content": "escaped"}}
+        ],
+        [{"type": "text", "text": "done"}]
+    ]});
+    std::fs::write(&script, turns.to_string()).unwrap();
+    let run = |trust: &str| {
+        rho(dir.path())
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .args(["--mode", "json", "--no-session", trust, "--faux-script"])
+            .arg(&script)
+            .arg("go")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let refused_outside = format!(
+        "Path {} is outside the allowed directories: {}. Use --allow-dir to allow it.",
+        outside.display(),
+        std::fs::canonicalize(dir.path().join("project"))
+            .unwrap()
+            .display()
+    );
+    let denied = "Command \"git push --dry-run\" is denied by a command rule";
+
+    let untrusted = run("--no-approve");
+    assert_eq!(String::from_utf8_lossy(&untrusted.stderr), NOTICE);
+    let results = tool_results(&untrusted.stdout);
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(!results[0].0.contains(denied), "{results:?}");
+    assert_eq!(results[1], (refused_outside.clone(), true));
+
+    let trusted = run("--approve");
+    assert_eq!(String::from_utf8_lossy(&trusted.stderr), "");
+    let results = tool_results(&trusted.stdout);
+    assert!(results[0].0.starts_with(denied), "{results:?}");
+    assert!(results[0].1);
+    assert_eq!(results[1], (refused_outside, true));
+    assert!(!outside.exists());
+}
+
+/// A trusted project may make the permission stricter than the user's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_trusted_projects_stricter_permission_applies() {
+    let server = MockServer::start(vec![]).await;
+    let dir = layout(&server);
+    let settings = dir.path().join("project/.rho/settings.json");
+    std::fs::write(&settings, json!({"permission": "read-only"}).to_string()).unwrap();
+    let script = dir.path().join("script.json");
+    let turns = json!({"turns": [
+        [{"type": "tool_call", "name": "write", "arguments": {"path": "new.txt", "content": "x"}}],
+        [{"type": "text", "text": "done"}]
+    ]});
+    std::fs::write(&script, turns.to_string()).unwrap();
+    let output = rho(dir.path())
+        .args([
+            "--mode",
+            "json",
+            "--no-session",
+            "--approve",
+            "--faux-script",
+        ])
+        .arg(&script)
+        .arg("go")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let results = tool_results(&output.stdout);
+    assert_eq!(
+        results,
+        [(
+            "The write tool is not available in read-only mode (--permission read-only). Use --permission workspace-write to allow changes.".to_owned(),
+            true
+        )]
+    );
+    assert!(!dir.path().join("project/new.txt").exists());
 }

@@ -391,12 +391,7 @@ fn compact_summarises_on_request_and_auto_compaction_can_be_switched_off() {
     assert_eq!(events[1]["result"], *result);
     // Pi 1.6's result (rpc-compact.new.log): the estimate of the rebuilt context and the
     // summary call's usage come before details.
-    let keys: Vec<&str> = result
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys = keys_of(&result);
     assert_eq!(
         keys,
         [
@@ -428,12 +423,7 @@ fn compact_summarises_on_request_and_auto_compaction_can_be_switched_off() {
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .find(|e| e["type"] == "compaction")
         .unwrap();
-    let keys: Vec<&str> = entry
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys = keys_of(&entry);
     assert_eq!(
         keys,
         [
@@ -631,12 +621,7 @@ fn bash_runs_a_user_command_records_it_before_the_next_prompt_and_abort_bash_sto
             "timestamp": message["timestamp"], "excludeFromContext": false
         })
     );
-    let keys: Vec<&str> = message
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys = keys_of(&message);
     assert_eq!(keys.last(), Some(&"excludeFromContext"));
     rpc.send(json!({"id": "b2", "type": "bash", "command": "sleep 5"}));
     let started = Instant::now();
@@ -701,4 +686,14 @@ fn sigterm_and_sighup_end_the_process_with_143_and_129() {
         let status = rpc.wait_for_exit(Duration::from_secs(10));
         assert_eq!(status.code(), Some(code), "after SIG{signal}");
     }
+}
+
+/// A JSON object's keys, in the order written.
+fn keys_of(object: &Value) -> Vec<&str> {
+    object
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect()
 }

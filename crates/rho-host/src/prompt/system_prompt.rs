@@ -124,13 +124,7 @@ impl SystemPrompt {
     /// The text the model reads: the non-empty sections joined by blank lines (Pi's
     /// `getSystemMessageText`).
     pub fn text(&self) -> String {
-        let parts: Vec<&str> = self
-            .sections
-            .iter()
-            .map(|(_, text)| text.as_str())
-            .filter(|text| !text.is_empty())
-            .collect();
-        parts.join("\n\n")
+        render_sections(self.sections.iter().map(|(_, text)| text.as_str()))
     }
 
     fn push(&mut self, name: &str, content: &str) {
@@ -141,6 +135,13 @@ impl SystemPrompt {
         };
         self.sections.push((name.to_owned(), rendered));
     }
+}
+
+/// The prompt text of rendered sections: the non-empty ones joined by blank lines (Pi's
+/// `getSystemMessageText`).
+pub fn render_sections<'a>(sections: impl Iterator<Item = &'a str>) -> String {
+    let parts: Vec<&str> = sections.filter(|text| !text.is_empty()).collect();
+    parts.join("\n\n")
 }
 
 /// Builds the system prompt's sections. With a custom prompt there are no `tools` and `rules`

@@ -13,6 +13,7 @@ use rho_ai::{
 use serde_json::{Map, Value};
 
 use crate::prompt::SystemPrompt;
+use crate::prompt::system_prompt::render_sections;
 
 /// What the system messages of a transcript declare, replayed in order.
 #[derive(Debug, Default, PartialEq)]
@@ -50,13 +51,7 @@ impl Declared {
 
     /// The prompt text these sections give (Pi's `getSystemMessageText`).
     pub(crate) fn text(&self) -> String {
-        let parts: Vec<&str> = self
-            .sections
-            .values()
-            .filter_map(Value::as_str)
-            .filter(|text| !text.is_empty())
-            .collect();
-        parts.join("\n\n")
+        render_sections(self.sections.values().filter_map(Value::as_str))
     }
 
     /// The system message that takes the model from what is declared to `prompt` and `tools`,

@@ -173,3 +173,18 @@ fn pi_16_keys_are_read_and_unsupported_ones_are_listed() {
     ));
     assert!(matches!(bad, Err(SettingsError::Value { .. })), "{bad:?}");
 }
+
+#[test]
+fn the_providers_retry_delay_cap_is_60_s_by_default_a_set_value_or_none_at_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = |text: Option<&str>| {
+        load_settings(&paths(dir.path(), text, None))
+            .unwrap()
+            .max_retry_delay()
+    };
+    assert_eq!(cap(None), Some(std::time::Duration::from_secs(60)));
+    let set = r#"{"retry": {"provider": {"maxRetryDelayMs": 1500}}}"#;
+    assert_eq!(cap(Some(set)), Some(std::time::Duration::from_millis(1500)));
+    let none = r#"{"retry": {"provider": {"maxRetryDelayMs": 0}}}"#;
+    assert_eq!(cap(Some(none)), None);
+}

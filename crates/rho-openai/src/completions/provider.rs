@@ -3,13 +3,14 @@
 //! the session's, visible as an event.
 
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rho_ai::{AssistantMessageEventStream, Context, ErrorKind, Model, Provider, StreamOptions};
 use rho_http::{
     HttpClient, PostRequest, SseFolder, fail_before_request, start_sse_call, unwritable,
 };
+use rho_stdx::sync::lock;
 
 use super::request::{CompletionsWriter, completions_url, request_headers};
 use super::stream::CompletionsFolder;
@@ -72,7 +73,7 @@ impl Provider for CompletionsProvider {
             let text = format!("No API key for provider: {}", model.provider);
             return fail_before_request(template, ErrorKind::Auth, text);
         }
-        let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut writer = lock(&self.writer);
         let body = writer.body(model, &context, &options);
         drop(writer);
         let body = match body {

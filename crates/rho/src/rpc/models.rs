@@ -6,11 +6,12 @@
 //! route (provider and key) is replaced together with the agent's model.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use rho_ai::{AssistantMessageEventStream, Context, Model, Provider, StreamOptions};
 use rho_host::providers::{DEFAULT_IDLE_TIMEOUT, Providers};
 use rho_models::{AuthStore, ModelEntry, ModelRegistry};
+use rho_stdx::sync::lock;
 use serde_json::{Map, Value};
 
 /// Where a model call goes: the provider for the model's API, with the provider's key.
@@ -55,10 +56,7 @@ impl RoutedProvider {
 
     /// Sends calls of `model` along `route`.
     pub fn add_route(&self, model: &Model, route: Route) {
-        self.routes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(model_key(model), route);
+        lock(&self.routes).insert(model_key(model), route);
     }
 }
 
@@ -73,10 +71,7 @@ impl Provider for RoutedProvider {
         context: Context,
         mut options: StreamOptions,
     ) -> AssistantMessageEventStream {
-        let route = self
-            .routes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        let route = lock(&self.routes)
             .get(&model_key(model))
             .cloned()
             .unwrap_or_else(|| self.first.clone());

@@ -3,9 +3,8 @@
 
 use std::sync::Arc;
 
-use anyhow::{Context as _, bail};
 use rho_ai::ThinkingLevel;
-use rho_ai::faux::{FauxProvider, FauxScript};
+use rho_ai::faux::FauxProvider;
 use rho_host::settings::Settings;
 use rho_models::{AuthStore, ModelEntry, ProcessEnvironment, rho_home};
 
@@ -28,13 +27,7 @@ pub struct FirstModel {
 /// The first model, as `-p` and `--mode json` choose it, and the catalog `set_model` and
 /// `cycle_model` pick from.
 pub fn choose_model(cli: &Cli, settings: &Settings) -> anyhow::Result<FirstModel> {
-    if let Some(script_path) = &cli.faux_script {
-        if cli.model.is_some() || cli.provider.is_some() {
-            bail!("--faux-script cannot be combined with --model or --provider");
-        }
-        let script_text = std::fs::read_to_string(script_path)
-            .with_context(|| format!("cannot read faux script {}", script_path.display()))?;
-        let script = FauxScript::parse(&script_text)?;
+    if let Some(script) = crate::session_builder::faux_script(cli)? {
         let provider = FauxProvider::from_script(&script);
         let entry = ModelEntry::new(provider.model());
         let catalog = ModelCatalog::Faux {
