@@ -549,17 +549,17 @@ async fn a_models_call_sees_the_session_and_model_in_pi_variables() {
             &ShellEnv::for_call(&context),
         )
         .await;
-    let expected = "AI_AGENT=rho\nPI_MODEL=faux-1\nPI_PROVIDER=faux\nPI_REASONING_LEVEL=high\nPI_SESSION_FILE=/sessions/s-1.jsonl\nPI_SESSION_ID=s-1\n";
+    let expected = "AI_AGENT=rho\nPI_CODING_AGENT=true\nPI_MODEL=faux-1\nPI_PROVIDER=faux\nPI_REASONING_LEVEL=high\nPI_SESSION_FILE=/sessions/s-1.jsonl\nPI_SESSION_ID=s-1\n";
     assert_eq!(without_wall_time(result), text(expected));
 }
 
 #[tokio::test]
-async fn a_command_outside_a_session_gets_only_the_agent_marker() {
+async fn a_command_outside_a_session_gets_only_the_agent_markers() {
     let dir = tempfile::tempdir().unwrap();
     let command = "env | grep -E '^(PI_|AI_AGENT=)' | sort";
     assert_eq!(
         run(dir.path(), json!({"command": command})).await,
-        text("AI_AGENT=rho\n")
+        text("AI_AGENT=rho\nPI_CODING_AGENT=true\n")
     );
 }
 

@@ -1,43 +1,126 @@
 //! rho beside Pi 1.6.0 itself: the shared `side_by_side.py` runs both on the same scenarios
-//! (check-file, text-only, two-tools) over Chat Completions, Responses and Anthropic against the
-//! loopback mock LLM and compares their `--mode json` streams field by field (`--strict`, its
-//! default; rho's documented additions aside).
+//! over Chat Completions, Responses and Anthropic against the loopback mock LLM and compares
+//! their `--mode json` streams field by field (`--strict`, its default; rho's documented
+//! additions aside):
+//!
+//! - the public scenarios of `shared/peers/scenarios` (check-file, text-only, two-tools);
+//! - rho's own, `tests/scenarios/`, for what those do not reach: Pi 1.6's recorded extra
+//!   scenarios (bad arguments, a long bash line, edit/write/ls, find/grep patterns, the bash
+//!   environment's names), an image read, a trusted project skill;
+//! - a retry with its `context_edit` (`tests/scenarios/retry/`), in two runs of the script,
+//!   because the mock serves a fault once per scenario and process: Pi's stream from the first,
+//!   rho's from the second.
 #![allow(clippy::unwrap_used)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::peers::pi_16;
+
+fn peers_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peers")
+}
+
+fn scenarios_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios")
+}
+
+/// Runs `side_by_side.py` with `args` (rho is this build's); the result rows it prints.
+fn side_by_side(out: &Path, peers: &str, args: &[&str]) -> Vec<String> {
+    let output = Command::new("python3")
+        .arg(peers_dir().join("side_by_side.py"))
+        .args(["--rho", env!("CARGO_BIN_EXE_rho")])
+        .args(["--peers", peers])
+        .arg("--out")
+        .arg(out)
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        !stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+        .lines()
+        .filter(|l| !l.starts_with("outputs in"))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn assert_all_same(rows: &[String], expected: usize) {
+    assert_eq!(rows.len(), expected, "{rows:#?}");
+    for row in rows {
+        assert!(row.contains("pi=0 rho=0"), "{row}");
+        assert!(row.contains("same (strict)"), "{row}");
+    }
+}
 
 #[test]
 fn rho_prints_the_same_json_events_as_pi_1_6_on_every_scenario_and_api() {
     if pi_16().is_none() {
         return;
     }
-    let script =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peers/side_by_side.py");
     let out = tempfile::tempdir().unwrap();
-    let output = Command::new("python3")
-        .arg(&script)
-        .args(["--rho", env!("CARGO_BIN_EXE_rho")])
-        .args(["--apis", "chat,responses,anthropic"])
-        .arg("--out")
-        .arg(out.path().join("runs"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let rows: Vec<&str> = stdout
-        .lines()
-        .filter(|l| !l.starts_with("outputs in"))
-        .collect();
-    assert_eq!(
-        rows.len(),
-        9,
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    let rows = side_by_side(
+        &out.path().join("runs"),
+        "pi",
+        &["--apis", "chat,responses,anthropic"],
     );
-    for row in rows {
-        assert!(row.contains("pi=0 rho=0"), "{row}");
-        assert!(row.contains("same (strict)"), "{row}");
+    assert_all_same(&rows, 9);
+}
+
+#[test]
+fn rho_prints_the_same_json_events_as_pi_1_6_on_rhos_own_scenarios() {
+    if pi_16().is_none() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let scenarios = scenarios_dir();
+    let rows = side_by_side(
+        &out.path().join("runs"),
+        "pi",
+        &["--scenarios", scenarios.to_str().unwrap()],
+    );
+    let count = std::fs::read_dir(&scenarios)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension() == Some("json".as_ref()))
+        .count();
+    assert!(count >= 7, "{count} scenarios");
+    assert_all_same(&rows, count * 3);
+}
+
+#[test]
+fn a_retried_attempt_gives_the_same_events_as_pi_1_6_on_every_api() {
+    if pi_16().is_none() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let scenarios = scenarios_dir().join("retry");
+    let scenarios = scenarios.to_str().unwrap();
+    let with_pi = out.path().join("with-pi");
+    let alone = out.path().join("alone");
+    side_by_side(&with_pi, "pi", &["--scenarios", scenarios]);
+    let rows = side_by_side(&alone, "none", &["--scenarios", scenarios]);
+    assert_eq!(rows.len(), 3, "{rows:#?}");
+    for api in ["chat", "responses", "anthropic"] {
+        let file = format!("retry-{api}-{api}.jsonl");
+        let pi = with_pi.join(format!("pi-{file}"));
+        let rho = alone.join(format!("rho-{file}"));
+        // The retry really happened in both.
+        for stream in [&pi, &rho] {
+            let text = std::fs::read_to_string(stream).unwrap();
+            assert!(text.contains(r#""type":"auto_retry_start""#), "{stream:?}");
+            assert!(text.contains(r#""type":"context_edit""#), "{stream:?}");
+        }
+        let compared = Command::new("python3")
+            .arg(peers_dir().join("compare.py"))
+            .args([&pi, &rho])
+            .arg("--strict")
+            .output()
+            .unwrap();
+        let verdict = String::from_utf8_lossy(&compared.stdout);
+        assert!(verdict.contains("same (strict)"), "{api}: {verdict}");
     }
 }

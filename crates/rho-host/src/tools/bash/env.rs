@@ -21,10 +21,15 @@ pub struct ShellEnv {
 }
 
 impl ShellEnv {
-    /// A shell outside any session: the session names removed, only the agent marker set.
+    /// A shell outside any session: the session names removed, only the agent markers set
+    /// (Pi 1.6 sets `PI_CODING_AGENT=true` and `AI_AGENT` for its whole process; a script that
+    /// asks whether it runs under Pi's coding agent gets the same answer from rho).
     pub fn plain() -> Self {
         ShellEnv {
-            set: vec![("AI_AGENT", "rho".to_owned())],
+            set: vec![
+                ("AI_AGENT", "rho".to_owned()),
+                ("PI_CODING_AGENT", "true".to_owned()),
+            ],
         }
     }
 
