@@ -52,7 +52,7 @@ impl Provider for AnthropicProvider {
         };
         let request = PostRequest {
             url: messages_url(&model.base_url),
-            headers: anthropic_headers(model, &context, api_key),
+            headers: anthropic_headers(model, &context, &options, api_key),
             body,
         };
         start_sse_call(

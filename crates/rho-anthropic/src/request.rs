@@ -1,7 +1,7 @@
 //! One Anthropic Messages call: endpoint, headers and JSON body (pi-reference §5.1 "Request").
 
 use rho_ai::transform::transform_messages;
-use rho_ai::{Context, Model, StreamOptions};
+use rho_ai::{Context, Model, StreamOptions, ThinkingLevel};
 use rho_http::PostRequest;
 use serde_json::Value;
 
@@ -103,13 +103,22 @@ fn with_request<R>(
     write(&request)
 }
 
-/// The `anthropic-beta` features this call needs, if any.
-pub fn beta_features(model: &Model, context: &Context) -> Vec<&'static str> {
+/// The `anthropic-beta` features this call needs, if any (Pi 1.6's `getBetaFeatures`):
+/// fine-grained tool streaming where eager input streaming is off, and interleaved thinking
+/// only when this call thinks on a budget-thinking model (0.73.1 sent it on every call).
+pub fn beta_features(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+) -> Vec<&'static str> {
     let mut betas = Vec::new();
     if !context.tools.is_empty() && !supports_eager_tool_input_streaming(model) {
         betas.push(FINE_GRAINED_TOOL_STREAMING_BETA);
     }
-    if !is_adaptive_model(&model.id) {
+    let thinking = options
+        .reasoning
+        .is_some_and(|level| level != ThinkingLevel::Off);
+    if model.reasoning && thinking && !is_adaptive_model(&model.id) {
         betas.push(INTERLEAVED_THINKING_BETA);
     }
     betas
@@ -117,12 +126,17 @@ pub fn beta_features(model: &Model, context: &Context) -> Vec<&'static str> {
 
 /// The request headers: key, version, betas, then `model.headers` (which replace a header of the
 /// same name, compared case-insensitively). `content-type` is the HTTP client's.
-pub fn anthropic_headers(model: &Model, context: &Context, api_key: &str) -> Vec<(String, String)> {
+pub fn anthropic_headers(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    api_key: &str,
+) -> Vec<(String, String)> {
     let mut headers: Vec<(String, String)> = vec![
         ("x-api-key".into(), api_key.into()),
         ("anthropic-version".into(), ANTHROPIC_VERSION.into()),
     ];
-    let betas = beta_features(model, context);
+    let betas = beta_features(model, context, options);
     if !betas.is_empty() {
         headers.push(("anthropic-beta".into(), betas.join(",")));
     }

@@ -101,7 +101,7 @@ async fn the_request_is_one_post_of_the_built_body_with_the_built_headers() {
         request.body_json().unwrap(),
         to_anthropic_request(&model, &context(), &options)
     );
-    for (name, value) in anthropic_headers(&model, &context(), "sk-ant-secret") {
+    for (name, value) in anthropic_headers(&model, &context(), &options, "sk-ant-secret") {
         assert_eq!(request.header(&name), Some(&*value), "{name}");
     }
     assert_eq!(request.header("content-type"), Some("application/json"));

@@ -359,8 +359,12 @@ fn headers_carry_key_version_betas_and_the_models_own_headers() {
         ..model()
     };
     let ctx = context(vec![]);
+    let thinking = StreamOptions {
+        reasoning: Some(ThinkingLevel::Medium),
+        ..StreamOptions::default()
+    };
     assert_eq!(
-        anthropic_headers(&m, &ctx, "sk-ant-test"),
+        anthropic_headers(&m, &ctx, &thinking, "sk-ant-test"),
         vec![
             ("x-api-key".to_owned(), "sk-ant-test".to_owned()),
             (
@@ -376,11 +380,45 @@ fn headers_carry_key_version_betas_and_the_models_own_headers() {
     assert_eq!(body["tools"][0].get("eager_input_streaming"), None);
     // Eager streaming supported (the default): only the interleaved-thinking beta.
     assert_eq!(
-        anthropic_headers(&model(), &ctx, "k")[2],
+        anthropic_headers(&model(), &ctx, &thinking, "k")[2],
         (
             "anthropic-beta".to_owned(),
             "interleaved-thinking-2025-05-14".to_owned()
         )
+    );
+}
+
+#[test]
+fn interleaved_thinking_is_asked_for_only_when_the_call_thinks_as_pi_1_6_asks() {
+    let ctx = context(vec![]);
+    let level = |reasoning| StreamOptions {
+        reasoning,
+        ..StreamOptions::default()
+    };
+    let betas = |model: &Model, options: &StreamOptions| {
+        anthropic_headers(model, &ctx, options, "k")
+            .into_iter()
+            .filter(|(name, _)| name == "anthropic-beta")
+            .map(|(_, value)| value)
+            .collect::<Vec<_>>()
+    };
+    let interleaved = vec!["interleaved-thinking-2025-05-14".to_owned()];
+    assert_eq!(
+        betas(&model(), &level(Some(ThinkingLevel::Low))),
+        interleaved
+    );
+    assert_eq!(betas(&model(), &level(None)), Vec::<String>::new());
+    assert_eq!(
+        betas(&model(), &level(Some(ThinkingLevel::Off))),
+        Vec::<String>::new()
+    );
+    let plain = Model {
+        reasoning: false,
+        ..model()
+    };
+    assert_eq!(
+        betas(&plain, &level(Some(ThinkingLevel::High))),
+        Vec::<String>::new()
     );
 }
 

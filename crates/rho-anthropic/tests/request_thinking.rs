@@ -88,7 +88,12 @@ fn adaptive_models_get_an_effort_instead_of_a_budget_and_no_interleaved_beta() {
         assert_eq!(body["output_config"], json!({"effort": effort}));
     }
     assert_eq!(
-        anthropic_headers(&opus, &ctx, "sk-test"),
+        anthropic_headers(
+            &opus,
+            &ctx,
+            &reasoning(Some(ThinkingLevel::High)),
+            "sk-test"
+        ),
         vec![
             ("x-api-key".to_owned(), "sk-test".to_owned()),
             ("anthropic-version".to_owned(), "2023-06-01".to_owned()),

@@ -280,7 +280,7 @@ fn skills_block_leaves_out_skills_the_model_may_not_invoke() {
     );
     assert_eq!(
         format_skills_for_prompt(&[hidden, visible], SkillReader::Read),
-        "\n\nThe following skills provide specialized instructions for specific tasks.\nUse the read tool to load a skill's file when the task matches its description.\nResolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool commands.\n\n<available_skills>\n  <skill>\n    <name>a</name>\n    <description>It&apos;s &quot;quoted&quot;</description>\n    <location>/s/a/SKILL.md</location>\n  </skill>\n</available_skills>"
+        "\n\nThe following skills provide specialized instructions for specific tasks.\nUse the read tool to load a skill's file when the task matches its description.\nResolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool calls.\n\n<available_skills>\n  <skill>\n    <name>a</name>\n    <description>It&apos;s &quot;quoted&quot;</description>\n    <location>/s/a/SKILL.md</location>\n  </skill>\n</available_skills>"
     );
 }
 

@@ -128,7 +128,7 @@ Sub rules.
 <skills>
 The following skills provide specialized instructions for specific tasks.
 Use the read tool to load a skill's file when the task matches its description.
-Resolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool commands.
+Resolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool calls.
 
 <available_skills>
   <skill>
@@ -242,7 +242,7 @@ fn custom_system_prompt_from_a_file_path_replaces_the_base_but_keeps_context_and
     });
     let prompt = resources.system_prompt(&["read"]).text();
     let expected = format!(
-        "You are a pirate.\n\n<addendum>\nFirst.\n\nSecond.\n</addendum>\n\n<project_context>\nProject-specific instructions and guidelines:\n\n<project_instructions path=\"{cwd}/AGENTS.md\">\nRules.\n</project_instructions>\n</project_context>\n\n<skills>\nThe following skills provide specialized instructions for specific tasks.\nUse the read tool to load a skill's file when the task matches its description.\nResolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool commands.\n\n<available_skills>\n  <skill>\n    <name>s1</name>\n    <description>Does s1 things.</description>\n    <location>{skill}</location>\n  </skill>\n</available_skills>\n</skills>\n\n<cwd>\n{cwd}\n</cwd>",
+        "You are a pirate.\n\n<addendum>\nFirst.\n\nSecond.\n</addendum>\n\n<project_context>\nProject-specific instructions and guidelines:\n\n<project_instructions path=\"{cwd}/AGENTS.md\">\nRules.\n</project_instructions>\n</project_context>\n\n<skills>\nThe following skills provide specialized instructions for specific tasks.\nUse the read tool to load a skill's file when the task matches its description.\nResolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool calls.\n\n<available_skills>\n  <skill>\n    <name>s1</name>\n    <description>Does s1 things.</description>\n    <location>{skill}</location>\n  </skill>\n</available_skills>\n</skills>\n\n<cwd>\n{cwd}\n</cwd>",
         cwd = t.cwd.display(),
         skill = skill.display()
     );

@@ -10,12 +10,16 @@
 //! - a retry with its `context_edit` (`tests/scenarios/retry/`), in two runs of the script,
 //!   because the mock serves a fault once per scenario and process: Pi's stream from the first,
 //!   rho's from the second.
+//!
+//! The first two also compare the request bodies both programs sent the mock (`requests.rs`).
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::peers::pi_16;
+
+mod requests;
 
 fn peers_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peers")
@@ -57,18 +61,24 @@ fn assert_all_same(rows: &[String], expected: usize) {
     }
 }
 
+/// The request bodies of the run in `out` are the same, and at least `expected` pairs were
+/// compared.
+fn assert_same_requests(out: &Path, expected: usize) {
+    let (problems, compared) = requests::compare(out);
+    assert!(problems.is_empty(), "{problems:#?}");
+    assert!(compared >= expected, "{compared} request pairs compared");
+}
+
 #[test]
 fn rho_prints_the_same_json_events_as_pi_1_6_on_every_scenario_and_api() {
     if pi_16().is_none() {
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    let rows = side_by_side(
-        &out.path().join("runs"),
-        "pi",
-        &["--apis", "chat,responses,anthropic"],
-    );
+    let runs = out.path().join("runs");
+    let rows = side_by_side(&runs, "pi", &["--apis", "chat,responses,anthropic"]);
     assert_all_same(&rows, 9);
+    assert_same_requests(&runs, 15);
 }
 
 #[test]
@@ -78,17 +88,15 @@ fn rho_prints_the_same_json_events_as_pi_1_6_on_rhos_own_scenarios() {
     }
     let out = tempfile::tempdir().unwrap();
     let scenarios = scenarios_dir();
-    let rows = side_by_side(
-        &out.path().join("runs"),
-        "pi",
-        &["--scenarios", scenarios.to_str().unwrap()],
-    );
+    let runs = out.path().join("runs");
+    let rows = side_by_side(&runs, "pi", &["--scenarios", scenarios.to_str().unwrap()]);
     let count = std::fs::read_dir(&scenarios)
         .unwrap()
         .filter(|e| e.as_ref().unwrap().path().extension() == Some("json".as_ref()))
         .count();
     assert!(count >= 7, "{count} scenarios");
     assert_all_same(&rows, count * 3);
+    assert_same_requests(&runs, count * 3 * 2);
 }
 
 #[test]

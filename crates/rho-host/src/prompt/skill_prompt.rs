@@ -32,7 +32,7 @@ pub fn format_skills_for_prompt(skills: &[Skill], reader: SkillReader) -> String
             SkillReader::Bash => "Use bash to load a skill's file when the task matches its description.",
         }
         .to_string(),
-        "Resolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool commands.".to_string(),
+        "Resolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool calls.".to_string(),
         String::new(),
         "<available_skills>".to_string(),
     ];
