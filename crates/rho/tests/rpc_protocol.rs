@@ -391,7 +391,7 @@ fn compact_summarises_on_request_and_auto_compaction_can_be_switched_off() {
     assert_eq!(events[1]["result"], *result);
     // Pi 1.6's result (rpc-compact.new.log): the estimate of the rebuilt context and the
     // summary call's usage come before details.
-    let keys = keys_of(&result);
+    let keys = keys_of(result);
     assert_eq!(
         keys,
         [
@@ -621,7 +621,7 @@ fn bash_runs_a_user_command_records_it_before_the_next_prompt_and_abort_bash_sto
             "timestamp": message["timestamp"], "excludeFromContext": false
         })
     );
-    let keys = keys_of(&message);
+    let keys = keys_of(message);
     assert_eq!(keys.last(), Some(&"excludeFromContext"));
     rpc.send(json!({"id": "b2", "type": "bash", "command": "sleep 5"}));
     let started = Instant::now();
