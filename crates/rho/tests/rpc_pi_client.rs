@@ -1,5 +1,6 @@
 //! Pi's own `RpcClient` — 1.6.0's (`@earendil-works/pi-coding-agent`), the one Pi users run
-//! now, and 0.73.1's — drives `rho --mode rpc` through `tests/rpc_client/drive.mjs`.
+//! now, and 0.73.1's — drives `rho --mode rpc` through `tests/rpc_client/drive.mjs`: every
+//! method of the 1.6 client.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
@@ -54,7 +55,8 @@ fn pi_1_6s_rpc_client_drives_rho_through_a_tool_call_and_its_new_methods() {
             "newSession": false,
             "switchSession": false,
             "backOnFirst": true,
-            "name": "driven"
+            "name": "driven",
+            "compact": ["## Goal\nSay hi with bash.", "number", "string"]
         })
     );
 }
@@ -75,7 +77,8 @@ fn drive(pi: &Pi) -> Value {
     let script = dir.path().join("script.json");
     let turns = json!({"turns": [
         [{"type": "text", "text": "Asking bash."}, {"type": "tool_call", "name": "bash", "arguments": {"command": "echo hi"}}],
-        [{"type": "text", "text": "Bash said hi."}]
+        [{"type": "text", "text": "Bash said hi."}],
+        [{"type": "text", "text": "## Goal\nSay hi with bash."}]
     ]});
     std::fs::write(&script, turns.to_string()).unwrap();
     let driver = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/rpc_client/drive.mjs");

@@ -100,6 +100,8 @@ try {
     m.switchSession = (await client.switchSession(before)).cancelled;
     m.backOnFirst = (await client.getState()).sessionFile === before;
     m.name = (await client.getState()).sessionName ?? null;
+    const compacted = await client.compact("Keep the bash result.");
+    m.compact = [compacted.summary, typeof compacted.tokensBefore, typeof compacted.firstKeptEntryId];
     await client.abort();
     report.methods = m;
   }
