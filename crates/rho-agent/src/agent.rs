@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{LoopConfig, LoopContext, ToolExecution};
 use crate::event::{AgentEvent, EventSink};
-use crate::hooks::{ContextHooks, MessageSource, ToolHooks, TurnGate};
+use crate::hooks::{ContextHooks, MessageSource, NextTurnHook, ToolHooks, TurnGate};
 use crate::queue::{PendingQueue, QueueMode};
 use crate::run::{LoopError, run_agent_loop, run_agent_loop_continue};
 use crate::tool::AgentTool;
@@ -76,6 +76,8 @@ pub struct AgentOptions {
     pub context_hooks: Option<Arc<dyn ContextHooks>>,
     /// `shouldStopAfterTurn`.
     pub turn_gate: Option<Arc<dyn TurnGate>>,
+    /// `prepareNextTurn` (the session's mid-run compaction).
+    pub next_turn: Option<Arc<dyn NextTurnHook>>,
     /// Parallel (default) or sequential.
     pub tool_execution: ToolExecution,
     /// Steering delivery.
@@ -101,6 +103,7 @@ impl AgentOptions {
             tool_hooks: None,
             context_hooks: None,
             turn_gate: None,
+            next_turn: None,
             tool_execution: ToolExecution::Parallel,
             steering_mode: QueueMode::OneAtATime,
             follow_up_mode: QueueMode::OneAtATime,
@@ -385,6 +388,7 @@ impl Agent {
             tool_hooks: options.tool_hooks.clone(),
             context_hooks: options.context_hooks.clone(),
             turn_gate: options.turn_gate.clone(),
+            next_turn: options.next_turn.clone(),
             messages: Some(Arc::new(Queues {
                 agent: self.clone(),
                 skip_first_steering: AtomicBool::new(skip_first_steering),

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rho_ai::{Model, Provider, ThinkingLevel};
 
-use crate::hooks::{ContextHooks, MessageSource, ToolHooks, TurnGate};
+use crate::hooks::{ContextHooks, MessageSource, NextTurnHook, ToolHooks, TurnGate};
 use crate::tool::AgentTool;
 use rho_ai::AgentMessage;
 
@@ -55,6 +55,8 @@ pub struct LoopConfig {
     pub messages: Option<Arc<dyn MessageSource>>,
     /// `shouldStopAfterTurn`.
     pub turn_gate: Option<Arc<dyn TurnGate>>,
+    /// `prepareNextTurn`.
+    pub next_turn: Option<Arc<dyn NextTurnHook>>,
 }
 
 impl LoopConfig {
@@ -72,6 +74,7 @@ impl LoopConfig {
             context_hooks: None,
             messages: None,
             turn_gate: None,
+            next_turn: None,
         }
     }
 }

@@ -133,6 +133,20 @@ pub struct TurnSummary<'a> {
     pub new_messages: &'a [AgentMessage],
 }
 
+/// Prepares the next turn of a run that goes on (Pi 1.6's `prepareNextTurn`): called after a
+/// `turn_end` whose run continues, before the next `turn_start`. The session compacts here when
+/// the context passed the threshold mid-run.
+#[async_trait]
+pub trait NextTurnHook: Send + Sync {
+    /// `Some(messages)` replaces the run's context for the turns that follow (the compacted
+    /// view); `None` keeps it.
+    async fn prepare_next_turn(
+        &self,
+        context: &[AgentMessage],
+        cancel: &CancellationToken,
+    ) -> Option<Vec<AgentMessage>>;
+}
+
 /// Decides after each `turn_end` whether the run ends at once (budgets live here).
 pub trait TurnGate: Send + Sync {
     /// `true` ends the run without polling steering or follow-ups.

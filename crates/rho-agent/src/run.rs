@@ -215,14 +215,31 @@ impl<'c> Run<'c> {
                     }
                 }
                 pending = self.steering();
+                if has_more_tool_calls || !pending.is_empty() {
+                    self.prepare_next_turn().await;
+                }
             }
             let follow_ups = self.follow_ups();
             if follow_ups.is_empty() {
                 break;
             }
             pending = follow_ups;
+            self.prepare_next_turn().await;
         }
         Ok(self.end())
+    }
+
+    /// Pi 1.6's `prepareNextTurn`: the host may replace the context before the next turn (a
+    /// mid-run compaction); the converted messages are then built again from the new context.
+    async fn prepare_next_turn(&mut self) {
+        let Some(hook) = &self.config.next_turn else {
+            return;
+        };
+        if let Some(messages) = hook.prepare_next_turn(&self.messages, &self.cancel).await {
+            self.messages = messages;
+            self.llm_cache = Arc::default();
+            self.llm_synced = 0;
+        }
     }
 
     /// pi-reference §4.3: one model call, forwarded as message events; the final message is added

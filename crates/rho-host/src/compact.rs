@@ -187,6 +187,27 @@ impl AutoCompaction {
         }
     }
 
+    /// Pi 1.6's check between two turns of a run (`_compactBeforeNextAssistantResponse`): past
+    /// the threshold, the context is compacted before the next model call, and the compacted
+    /// view is what the run goes on with. An overflow cannot be seen here (it ends the run).
+    pub(crate) async fn before_next_turn(
+        &self,
+        parts: &Parts<'_>,
+        cancel: &CancellationToken,
+    ) -> Option<Vec<AgentMessage>> {
+        let last = lock(&self.last_reply).clone()?;
+        if self.check(parts, &last, Moment::AfterRun) != CompactionCheck::Threshold {
+            return None;
+        }
+        if !self
+            .automatic(parts, CompactionReason::Threshold, cancel)
+            .await
+        {
+            return None;
+        }
+        Some(parts.agent.with_state(|s| s.messages.clone()))
+    }
+
     /// A compaction asked for (RPC `compact`, `/compact`), with its events; the caller holds
     /// the session.
     pub(crate) async fn manual(

@@ -136,7 +136,7 @@ async fn an_overflow_is_compacted_retried_once_and_the_compacted_view_resumes() 
     assert_eq!(code, Some(0), "{stderr}");
     let (code, lines, stderr) = rho(dir.path(), &["--continue", "second"]).await;
 
-    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(code, Some(0), "{stderr}\n{lines:#?}");
     let compaction: Vec<Value> = lines
         .iter()
         .filter(|l| l["type"] == "compaction_start" || l["type"] == "compaction_end")
@@ -262,4 +262,92 @@ async fn a_context_past_the_threshold_is_compacted_after_the_run_and_the_next_re
             ("user".to_owned(), "third".to_owned()),
         ]
     );
+}
+
+/// A reply calling `bash` with `command`, reporting `prompt_tokens`.
+fn bash_call(command: &str, prompt_tokens: u64) -> MockResponse {
+    let call = json!({"id": "c", "model": "m", "choices": [{"index": 0, "delta": {"tool_calls": [{
+        "index": 0, "id": "call_1", "type": "function",
+        "function": {"name": "bash", "arguments": json!({"command": command}).to_string()}
+    }]}, "finish_reason": null}]});
+    let finish = json!({"id": "c", "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]});
+    let usage = json!({"id": "c", "model": "m", "choices": [],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 5, "total_tokens": prompt_tokens + 5}});
+    MockResponse::sse(&[
+        &call.to_string(),
+        &finish.to_string(),
+        &usage.to_string(),
+        "[DONE]",
+    ])
+}
+
+#[tokio::test]
+async fn a_context_past_the_threshold_mid_run_is_compacted_before_the_next_model_call() {
+    // Pi 1.6 (0.84.4's mid-run compaction): the turn whose reply reports 17,000 prompt tokens
+    // ends, the context is compacted, and the run goes on from the compacted view.
+    // The second prompt is long, so the cut falls at its turn's start and one summary call
+    // covers the first exchange.
+    let second = format!("second {}", "y".repeat(400));
+    let server = MockServer::start(vec![
+        reply("one", 100),
+        bash_call("echo hi", 17_000),
+        reply(SUMMARY, 100),
+        reply("done", 100),
+    ])
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    write_models(dir.path(), &server, 17_384);
+    let settings = json!({"compaction": {"keepRecentTokens": 20}});
+    std::fs::write(dir.path().join("settings.json"), settings.to_string()).unwrap();
+    rho(dir.path(), &["first"]).await;
+
+    let (code, lines, stderr) = rho(dir.path(), &["--continue", &second]).await;
+
+    let all: Vec<_> = server.requests().iter().map(sent).collect();
+    assert_eq!(code, Some(0), "{stderr}\n{all:#?}");
+    let kinds: Vec<&str> = lines
+        .iter()
+        .map(|l| l["type"].as_str().unwrap())
+        .filter(|kind| {
+            [
+                "turn_start",
+                "turn_end",
+                "compaction_start",
+                "compaction_end",
+                "agent_end",
+            ]
+            .contains(kind)
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "turn_start",
+            "turn_end",
+            "compaction_start",
+            "compaction_end",
+            "turn_start",
+            "turn_end",
+            "agent_end"
+        ]
+    );
+    let end = of_type(&lines, "compaction_end")[0];
+    assert_eq!(
+        (&end["reason"], &end["willRetry"], &end["result"]["summary"]),
+        (&json!("threshold"), &json!(false), &json!(SUMMARY))
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4, "{stderr}");
+    // The call after the summary sends the summary, then the kept turn with its tool result.
+    assert_eq!(
+        sent(&requests[3]),
+        vec![
+            summary_message(SUMMARY),
+            ("user".to_owned(), second),
+            ("assistant".to_owned(), String::new()),
+            ("tool".to_owned(), "hi\n".to_owned()),
+        ]
+    );
+    let types = session_entry_types(dir.path());
+    assert_eq!(types.iter().filter(|t| *t == "compaction").count(), 1);
 }

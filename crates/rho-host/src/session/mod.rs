@@ -25,9 +25,10 @@ mod slot;
 mod system;
 
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
-use rho_agent::{Agent, AgentError, AgentEvent, AgentMessage, AgentOptions};
+use async_trait::async_trait;
+use rho_agent::{Agent, AgentError, AgentEvent, AgentMessage, AgentOptions, NextTurnHook};
 use rho_ai::{ImageContent, StopReason, SystemMessage, UserMessage};
 use rho_session::{SessionContext, SessionFile};
 use rho_stdx::sync::lock;
@@ -45,6 +46,7 @@ use crate::compaction::{
 use crate::prompt::{PromptResources, SystemPrompt};
 use crate::record::SessionRecord;
 use crate::retry::{Retry, RetryOutcome, RetryPolicy};
+use tokio_util::sync::CancellationToken;
 
 /// Rejection of a prompt while a run is active.
 pub const SESSION_BUSY: &str = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
@@ -153,26 +155,34 @@ impl SessionBuilder {
                 more_work: Arc::new(move || queued.len() > 0),
             }));
         }
-        let agent = Agent::new(options);
         let file = self.file.unwrap_or_else(|| SessionFile::in_memory(""));
         let record = SessionRecord::new(file);
         // The record hears every event first: an entry is written before its event is shown.
         let listeners = Listeners::default();
         let recorder = record.clone();
         listeners.add(move |event| recorder.on_event(event));
-        let inner = Arc::new(Inner {
-            agent: agent.clone(),
-            record,
-            listeners,
-            slot: Arc::default(),
-            queues,
-            meter,
-            retry: Retry::new(self.retry),
-            compaction: AutoCompaction::new(self.compaction),
-            resources: self.resources,
-            held_back: Mutex::new(Vec::new()),
-            system: self.system,
+        // The agent is built with its session's mid-run compaction, which reaches the session
+        // through a weak reference (the session owns the agent).
+        let mut agent = None;
+        let inner = Arc::new_cyclic(|session| {
+            options.next_turn = Some(Arc::new(NextTurn(session.clone())));
+            let built = Agent::new(options);
+            agent = Some(built.clone());
+            Inner {
+                agent: built,
+                record,
+                listeners,
+                slot: Arc::default(),
+                queues,
+                meter,
+                retry: Retry::new(self.retry),
+                compaction: AutoCompaction::new(self.compaction),
+                resources: self.resources,
+                held_back: Mutex::new(Vec::new()),
+                system: self.system,
+            }
         });
+        let agent = inner.agent.clone();
         let forward = Arc::downgrade(&inner);
         agent.subscribe(move |event| {
             if let Some(inner) = forward.upgrade() {
@@ -180,6 +190,25 @@ impl SessionBuilder {
             }
         });
         AgentSession { inner }
+    }
+}
+
+/// The agent's `prepareNextTurn`: Pi 1.6's mid-run compaction, between a `turn_end` and the
+/// next `turn_start` of the same run.
+struct NextTurn(Weak<Inner>);
+
+#[async_trait]
+impl NextTurnHook for NextTurn {
+    async fn prepare_next_turn(
+        &self,
+        _context: &[AgentMessage],
+        cancel: &CancellationToken,
+    ) -> Option<Vec<AgentMessage>> {
+        let inner = self.0.upgrade()?;
+        inner
+            .compaction
+            .before_next_turn(&inner.parts(), cancel)
+            .await
     }
 }
 
