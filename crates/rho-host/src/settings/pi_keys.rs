@@ -1,41 +1,90 @@
-//! Pi 1.6's settings keys (`schemas/settings.schema.json`) that rho does not implement. Those
-//! that would change what Pi does are named in a warning, so nobody believes a setting took
-//! effect when it did not; those that only shape Pi's own terminal UI or bookkeeping are
-//! accepted silently.
+//! Pi 1.6's settings keys (`schemas/settings.schema.json`, 61 keys) that rho does not
+//! implement. Each one present in a settings file is named in one warning, so nobody believes a
+//! setting took effect when it did not — except where silence tells the truth: state Pi writes
+//! for itself, and a value that only turns off something rho does not have (as rho accepts a
+//! flag like `--no-themes`).
+//!
+//! The keys rho reads are its [`Settings`](super::Settings) fields (`defaultProvider`,
+//! `defaultModel`, `defaultThinkingLevel`, `steeringMode`, `followUpMode`, `queueMode`,
+//! `enabledModels`, `retry`, `compaction`, `defaultProjectTrust`, `defaultTools`,
+//! `modelThinkingLevels`, `httpIdleTimeoutMs`, `$schema`) and the interactive mode's `theme`
+//! and `treeFilterMode`.
 
 use serde_json::{Map, Value};
 
-/// Pi settings whose behaviour rho lacks. `cacheWarming` (Pi's default `"idle"` sends paid
-/// refresh requests while idle) is among them; rho behaves as `"off"`.
-const UNSUPPORTED: [&str; 15] = [
+/// Pi settings whose behaviour rho lacks, in the schema's order. `cacheWarming` (Pi's default
+/// `"idle"` sends paid refresh requests while idle) is among them; rho behaves as `"off"`.
+const UNSUPPORTED: [&str; 43] = [
+    "autocompleteMaxVisible",
+    "branchSummary",
     "cacheWarming",
     "codemode",
-    "packages",
+    "collapseChangelog",
+    "doubleEscapeAction",
+    "editorPaddingX",
+    "enableAnalytics",
+    "enableInstallTelemetry",
+    "enableSkillCommands",
     "extensions",
-    "skills",
-    "prompts",
-    "themes",
+    "externalEditor",
+    "fullscreenCopyOnSelect",
+    "fullscreenExitOutput",
+    "fullscreenScrollbar",
+    "fullscreenWheelScrollLines",
+    "hideThinkingBlock",
     "httpProxy",
-    "websocketConnectTimeoutMs",
-    "transport",
-    "branchSummary",
-    "shellPath",
-    "shellCommandPrefix",
     "images",
+    "markdown",
+    "npmCommand",
+    "outputPad",
+    "packages",
+    "prompts",
+    "quietStartup",
+    "selfUpdateCommand",
+    "sessionDir",
+    "sessionShareDestination",
+    "shellCommandPrefix",
+    "shellPath",
+    "showCacheMissNotices",
+    "showHardwareCursor",
+    "skills",
+    "terminal",
+    "themes",
     "thinkingBudgets",
+    "transport",
+    "tuiMode",
+    "warnings",
+    "websocketConnectTimeoutMs",
+    "websockets",
+    // Written by Pi for itself; never a user's choice.
+    "lastChangelogVersion",
+    "extensionChangelogVersions",
 ];
 
+/// Whether `value` of `key` asks for nothing rho does not already do: state Pi keeps for
+/// itself, or a switch that turns off what rho lacks.
+fn is_moot(key: &str, value: &Value) -> bool {
+    match key {
+        "lastChangelogVersion" | "extensionChangelogVersions" => true,
+        "cacheWarming" => value == "off",
+        "transport" => value == "sse",
+        "websockets" => value == false,
+        // rho has no changelog, analytics, telemetry or cache-miss notices to turn off.
+        "collapseChangelog" => true,
+        "enableAnalytics" | "enableInstallTelemetry" | "showCacheMissNotices" => value == false,
+        // rho starts without Pi's banner of loaded resources.
+        "quietStartup" => value == true,
+        // rho offers `/skill:name` commands, as Pi's default `true` does.
+        "enableSkillCommands" => value == true,
+        _ => false,
+    }
+}
+
 /// The unsupported Pi settings present in one file's object, in [`UNSUPPORTED`]'s order.
-/// `cacheWarming: "off"` and `transport: "sse"` ask for what rho does anyway.
 pub(super) fn unsupported_pi_keys(object: &Map<String, Value>) -> Vec<String> {
     UNSUPPORTED
         .iter()
-        .filter(|key| match (**key, object.get(**key)) {
-            (_, None) => false,
-            ("cacheWarming", Some(value)) => value != "off",
-            ("transport", Some(value)) => value != "sse",
-            _ => true,
-        })
+        .filter(|key| object.get(**key).is_some_and(|value| !is_moot(key, value)))
         .map(|key| (*key).to_owned())
         .collect()
 }
@@ -46,18 +95,138 @@ mod tests {
 
     use super::*;
 
-    #[test]
-    fn only_keys_that_would_change_behaviour_are_named() {
-        let Value::Object(object) = json!({
-            "theme": "dark", "cacheWarming": "idle", "transport": "sse",
-            "packages": [], "lastChangelogVersion": "1.6.0"
-        }) else {
-            return;
-        };
-        assert_eq!(unsupported_pi_keys(&object), ["cacheWarming", "packages"]);
-        let Value::Object(off) = json!({"cacheWarming": "off"}) else {
-            return;
-        };
-        assert!(unsupported_pi_keys(&off).is_empty());
+    fn named(value: Value) -> Vec<String> {
+        match value {
+            Value::Object(object) => unsupported_pi_keys(&object),
+            _ => Vec::new(),
+        }
     }
+
+    #[test]
+    fn every_key_that_would_change_behaviour_is_named() {
+        assert_eq!(
+            named(json!({
+                "theme": "dark", "cacheWarming": "idle", "transport": "sse",
+                "packages": [], "lastChangelogVersion": "1.6.0", "hideThinkingBlock": true,
+                "sessionDir": "/s", "enableSkillCommands": false, "defaultModel": "m"
+            })),
+            [
+                "cacheWarming",
+                "enableSkillCommands",
+                "hideThinkingBlock",
+                "packages",
+                "sessionDir"
+            ]
+        );
+    }
+
+    #[test]
+    fn pi_bookkeeping_and_switches_that_turn_off_what_rho_lacks_are_silent() {
+        assert!(
+            named(json!({
+                "cacheWarming": "off", "transport": "sse", "websockets": false,
+                "lastChangelogVersion": "1.6.0", "extensionChangelogVersions": {},
+                "collapseChangelog": true, "enableAnalytics": false,
+                "enableInstallTelemetry": false, "showCacheMissNotices": false,
+                "enableSkillCommands": true, "quietStartup": true
+            }))
+            .is_empty()
+        );
+    }
+
+    /// The list and what rho reads cover Pi 1.6's schema: a key added to neither shows here.
+    #[test]
+    fn every_key_of_pis_schema_is_read_or_listed() {
+        const READ: [&str; 18] = [
+            "$schema",
+            "compaction",
+            "defaultModel",
+            "defaultProjectTrust",
+            "defaultProvider",
+            "defaultThinkingLevel",
+            "defaultTools",
+            "enabledModels",
+            "followUpMode",
+            "httpIdleTimeoutMs",
+            "modelThinkingLevels",
+            "queueMode",
+            "retry",
+            "steeringMode",
+            "theme",
+            "treeFilterMode",
+            // Pi's own ids: no behaviour to have or lack.
+            "deviceId",
+            "trackingId",
+        ];
+        let mut known: Vec<&str> = READ.iter().chain(UNSUPPORTED.iter()).copied().collect();
+        known.sort_unstable();
+        let mut schema = PI_SCHEMA_KEYS.to_vec();
+        schema.sort_unstable();
+        assert_eq!(known, schema);
+    }
+
+    /// The `properties` of Pi 1.6.0's `schemas/settings.schema.json`.
+    const PI_SCHEMA_KEYS: [&str; 61] = [
+        "$schema",
+        "autocompleteMaxVisible",
+        "branchSummary",
+        "cacheWarming",
+        "codemode",
+        "collapseChangelog",
+        "compaction",
+        "defaultModel",
+        "defaultProjectTrust",
+        "defaultProvider",
+        "defaultThinkingLevel",
+        "defaultTools",
+        "deviceId",
+        "doubleEscapeAction",
+        "editorPaddingX",
+        "enableAnalytics",
+        "enableInstallTelemetry",
+        "enableSkillCommands",
+        "enabledModels",
+        "extensionChangelogVersions",
+        "extensions",
+        "externalEditor",
+        "followUpMode",
+        "fullscreenCopyOnSelect",
+        "fullscreenExitOutput",
+        "fullscreenScrollbar",
+        "fullscreenWheelScrollLines",
+        "hideThinkingBlock",
+        "httpIdleTimeoutMs",
+        "httpProxy",
+        "images",
+        "lastChangelogVersion",
+        "markdown",
+        "modelThinkingLevels",
+        "npmCommand",
+        "outputPad",
+        "packages",
+        "prompts",
+        "queueMode",
+        "quietStartup",
+        "retry",
+        "selfUpdateCommand",
+        "sessionDir",
+        "sessionShareDestination",
+        "shellCommandPrefix",
+        "shellPath",
+        "showCacheMissNotices",
+        "showHardwareCursor",
+        "skills",
+        "steeringMode",
+        "terminal",
+        "theme",
+        "themes",
+        "thinkingBudgets",
+        "trackingId",
+        "transport",
+        "treeFilterMode",
+        "tuiMode",
+        "warnings",
+        "websocketConnectTimeoutMs",
+        "websockets",
+    ];
 }
