@@ -178,10 +178,10 @@ pub struct Cli {
     /// Disable theme discovery and loading.
     #[arg(long = "no-themes")]
     pub no_themes: bool,
-    /// Theme for the interactive mode (rho's terminal UI has one look; accepted).
+    /// Theme for this run's interactive mode: dark, light or auto (not saved).
     #[arg(long = "use-theme", value_name = "NAME")]
     pub use_theme: Option<String>,
-    /// Interactive rendering: regular or fullscreen (rho's terminal UI has one; accepted).
+    /// Interactive rendering: fullscreen (rho's; `regular` exits 2).
     #[arg(long = "tui-mode", value_name = "MODE")]
     pub tui_mode: Option<String>,
     /// Disable AGENTS.md and CLAUDE.md discovery and loading (also -nc).

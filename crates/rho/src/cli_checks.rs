@@ -60,6 +60,20 @@ pub fn check_raw(args: &[OsString]) -> Result<(), String> {
                         "Invalid TUI mode \"{mode}\". Valid values: regular, fullscreen"
                     ));
                 }
+                if mode == "regular" {
+                    return Err(
+                        "--tui-mode regular is not supported: rho's terminal UI is full-screen only"
+                            .to_owned(),
+                    );
+                }
+            }
+            "--use-theme" => {
+                let name = next.unwrap_or_default();
+                if !is_builtin_theme(name) {
+                    return Err(format!(
+                        "Theme \"{name}\" not found: rho has the dark and light themes (and auto, or dark/light, to follow the terminal)"
+                    ));
+                }
             }
             "--tools" | "-t" if next.is_some() => {
                 let entries = split_list(next.unwrap_or_default());
@@ -71,6 +85,22 @@ pub fn check_raw(args: &[OsString]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A `--use-theme` value rho can show: `dark`, `light`, `auto`, or a `light/dark` pair (Pi's
+/// `<name[/name]>`: one for each background, which is rho's `auto`).
+fn is_builtin_theme(name: &str) -> bool {
+    let builtin = |part: &str| ["dark", "light"].contains(&part);
+    match name.split_once('/') {
+        Some((first, second)) => builtin(first) && builtin(second),
+        None => builtin(name) || name == "auto",
+    }
+}
+
+/// The theme `--use-theme` names, as the `theme` setting spells it (a pair follows the
+/// terminal's background: `auto`).
+pub fn use_theme_setting(name: &str) -> &str {
+    if name.contains('/') { "auto" } else { name }
 }
 
 /// Pi's list flags: split on `,`, trimmed, empty entries dropped.
@@ -150,6 +180,16 @@ mod tests {
 
     fn raw(args: &[&str]) -> Result<(), String> {
         check_raw(&args.iter().map(OsString::from).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn use_theme_takes_rhos_themes_and_a_pair_follows_the_terminal() {
+        for name in ["dark", "light", "auto", "light/dark", "dark/light"] {
+            assert_eq!(raw(&["--use-theme", name]), Ok(()), "{name}");
+        }
+        assert!(raw(&["--use-theme", "dark/solarized"]).is_err());
+        assert_eq!(use_theme_setting("light"), "light");
+        assert_eq!(use_theme_setting("light/dark"), "auto");
     }
 
     #[test]

@@ -70,7 +70,7 @@ pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<
     };
     let open_picker = cli.resume;
     let home = rho_models::rho_home(&rho_models::ProcessEnvironment);
-    let theme = slash_host::theme_setting(home.as_deref(), &chosen.run_cwd);
+    let theme = slash_host::run_theme(&cli, home.as_deref(), &chosen.run_cwd);
     let settings_rows = slash_host::settings_rows(&chosen.settings, theme.as_deref());
     let building = cli.clone();
     let built = tokio::task::spawn_blocking(move || {

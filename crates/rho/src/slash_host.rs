@@ -312,7 +312,7 @@ pub fn ui_setup(cli: &Cli, home: Option<&Path>, cwd: &Path) -> (Commands, Vec<St
             .map(|s| (s.name.clone(), s.description.clone()))
             .collect(),
     );
-    let choice = ThemeChoice::parse(theme_setting(home, cwd).as_deref());
+    let choice = ThemeChoice::parse(run_theme(cli, home, cwd).as_deref());
     let theme = Theme::resolve(
         choice,
         std::env::var("NO_COLOR").ok().as_deref(),
@@ -325,6 +325,14 @@ pub fn ui_setup(cli: &Cli, home: Option<&Path>, cwd: &Path) -> (Commands, Vec<St
         theme_auto: choice == ThemeChoice::Auto && theme != Theme::NoColor,
     };
     (commands, warnings)
+}
+
+/// The theme of this run: `--use-theme`, else the `theme` setting.
+pub fn run_theme(cli: &Cli, home: Option<&Path>, cwd: &Path) -> Option<String> {
+    match &cli.use_theme {
+        Some(name) => Some(crate::cli_checks::use_theme_setting(name).to_owned()),
+        None => theme_setting(home, cwd),
+    }
 }
 
 /// `theme` from the project's settings, else the global ones.

@@ -227,7 +227,7 @@ fn help_shows_pis_usage_and_examples_and_v_prints_the_version() {
 fn pis_flag_checks_exit_2_in_pis_words() {
     let dir = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| rho(dir.path()).args(args).output().unwrap();
-    let cases: [(&[&str], &str); 12] = [
+    let cases: [(&[&str], &str); 14] = [
         (&["--mode"], "Error: --mode requires text, json, or rpc"),
         (
             &["--mode", "xml", "-p", "hi"],
@@ -269,6 +269,14 @@ fn pis_flag_checks_exit_2_in_pis_words() {
         (
             &["--tui-mode", "wide", "-p", "hi"],
             "Error: Invalid TUI mode \"wide\". Valid values: regular, fullscreen",
+        ),
+        (
+            &["--tui-mode", "regular", "-p", "hi"],
+            "Error: --tui-mode regular is not supported: rho's terminal UI is full-screen only",
+        ),
+        (
+            &["--use-theme", "solarized", "-p", "hi"],
+            "Error: Theme \"solarized\" not found: rho has the dark and light themes (and auto, or dark/light, to follow the terminal)",
         ),
     ];
     for (args, expected) in cases {
