@@ -80,6 +80,15 @@ pub fn session_stats(file: &SessionFile, messages: &[AgentMessage], context_wind
                     totals.add(&usage);
                 }
             }
+            // Pi 1.6's `usage` entries (what its cache warming cost): rho writes none but
+            // counts them in a session Pi wrote, as Pi does.
+            EntryKind::Unknown { entry_type } if entry_type == "usage" => {
+                if let Some(usage) = entry.extra.get("usage")
+                    && let Ok(usage) = serde_json::from_value::<Usage>(usage.clone())
+                {
+                    totals.add(&usage);
+                }
+            }
             _ => {}
         }
     }
@@ -248,5 +257,27 @@ mod tests {
         file.append_message(reply(40, StopReason::Stop)).unwrap();
         let stats = session_stats(&file, &[user("b")], 1000);
         assert_eq!(summary(&stats), (json!(4), json!(6), json!(230), json!(1)));
+    }
+
+    #[test]
+    fn pis_usage_entries_count_in_the_totals_as_pi_counts_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let lines = [
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-12-03T10:00:00.000Z","cwd":"/w"}"#,
+            r#"{"type":"usage","id":"u1","parentId":null,"timestamp":"2026-12-03T10:00:01.000Z","kind":"cache_warm","provider":"anthropic","model":"claude","usage":{"input":11,"output":2,"cacheRead":5,"cacheWrite":0,"totalTokens":18,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}"#,
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let (file, _) = SessionFile::open(&path).unwrap();
+        let stats = session_stats(&file, &[], 1000);
+        assert_eq!(
+            (
+                &stats["tokens"]["input"],
+                &stats["tokens"]["cacheRead"],
+                &stats["tokens"]["total"]
+            ),
+            (&json!(11), &json!(5), &json!(18))
+        );
+        assert_eq!(stats["totalMessages"], json!(0));
     }
 }
