@@ -164,6 +164,21 @@ async fn pi_then_rho(pi_bin: &Pi) {
         conversation_sent(&server, 1),
         chat(&["first", "One.", "second"])
     );
+    if pi_bin.version == "0.73.1" {
+        // As Pi 1.6 resumes a 0.73.1 file (session-0.73.1-file-after-1.6.0-resume.jsonl): the
+        // system message goes after the old history, at the new prompt.
+        let messages: Vec<String> = std::fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .filter(|entry| entry["type"] == "message")
+            .map(|entry| entry["message"]["role"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            messages,
+            ["user", "assistant", "system", "user", "assistant"]
+        );
+    }
     pi(
         pi_bin,
         dir.path(),
