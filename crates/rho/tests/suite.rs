@@ -27,6 +27,7 @@ mod interactive_trust;
 mod local_process;
 mod peers;
 mod pi_acp;
+mod rpc_abort_pi;
 mod rpc_every_command;
 mod rpc_keys;
 mod rpc_pi_client;
