@@ -61,6 +61,16 @@ fn every_command_with_a_bad_argument_and_an_unknown_one_get_exactly_one_response
     let (dir, script) = workspace("echo hi", "ok");
     let mut rpc = Rpc::start(dir.path(), &script);
     let requests = requests();
+    // Every command of the protocol's enum is among them (a new command must join the list).
+    let mut names: Vec<&str> = requests
+        .iter()
+        .filter_map(|r| r["type"].as_str())
+        .filter(|name| *name != "no_such_command")
+        .collect();
+    names.sort_unstable();
+    let mut all = rho_rpc::Command::NAMES.to_vec();
+    all.sort_unstable();
+    assert_eq!(names, all);
     for request in &requests {
         rpc.send(request.clone());
     }
