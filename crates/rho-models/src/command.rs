@@ -54,6 +54,10 @@ impl Drop for Running {
 /// Runs `sh -c command` with no input and stderr discarded; its trimmed stdout on success,
 /// `None` when it fails, prints nothing, or runs past [`COMMAND_TIMEOUT`].
 pub fn run_config_command(command: &str) -> Option<String> {
+    run_with_timeout(command, COMMAND_TIMEOUT)
+}
+
+fn run_with_timeout(command: &str, timeout: Duration) -> Option<String> {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
@@ -75,7 +79,7 @@ pub fn run_config_command(command: &str) -> Option<String> {
         let result = stdout.read_to_end(&mut output).map(|_| output);
         let _ = sender.send(result);
     });
-    let output = match reader.ok().map(|_| receiver.recv_timeout(COMMAND_TIMEOUT)) {
+    let output = match reader.ok().map(|_| receiver.recv_timeout(timeout)) {
         Some(Ok(Ok(output))) => Some(output),
         _ => None,
     };
@@ -114,6 +118,34 @@ mod tests {
         };
         let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
         !state.is_some_and(|rest| rest.starts_with('Z') || rest.starts_with('X'))
+    }
+
+    #[test]
+    fn a_command_past_its_timeout_fails_and_its_whole_group_is_killed() {
+        let _serial = lock(&SERIAL);
+        let marker =
+            std::env::temp_dir().join(format!("rho-key-timeout-{}.pid", std::process::id()));
+        let script = format!("sleep 30 & echo $! > {}; wait", marker.display());
+        let started = std::time::Instant::now();
+        assert_eq!(run_with_timeout(&script, Duration::from_secs(1)), None);
+        // It returned at the timeout, not when the sleep would have ended.
+        assert!(started.elapsed() < Duration::from_secs(25));
+        let pid: i32 = std::fs::read_to_string(&marker)
+            .unwrap_or_default()
+            .trim()
+            .parse()
+            .unwrap_or(0);
+        let _ = std::fs::remove_file(&marker);
+        assert!(pid > 0, "the command never started its background process");
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while running(pid) && std::time::Instant::now() < deadline {
+            thread::yield_now();
+        }
+        assert!(
+            !running(pid),
+            "the timed-out command's background process outlived it"
+        );
+        assert!(lock(&RUNNING).is_empty());
     }
 
     #[test]
