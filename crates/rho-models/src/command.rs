@@ -120,6 +120,17 @@ mod tests {
         !state.is_some_and(|rest| rest.starts_with('Z') || rest.starts_with('X'))
     }
 
+    /// Whether `pid` stops running within 10 s. A SIGKILL takes effect when the process is next
+    /// scheduled; killed, it is a zombie (state Z) until its new parent reaps it, which is not a
+    /// running process.
+    fn gone(pid: i32) -> bool {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while running(pid) && std::time::Instant::now() < deadline {
+            thread::yield_now();
+        }
+        !running(pid)
+    }
+
     #[test]
     fn a_command_past_its_timeout_fails_and_its_whole_group_is_killed() {
         let _serial = lock(&SERIAL);
@@ -137,12 +148,8 @@ mod tests {
             .unwrap_or(0);
         let _ = std::fs::remove_file(&marker);
         assert!(pid > 0, "the command never started its background process");
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while running(pid) && std::time::Instant::now() < deadline {
-            thread::yield_now();
-        }
         assert!(
-            !running(pid),
+            gone(pid),
             "the timed-out command's background process outlived it"
         );
         assert!(lock(&RUNNING).is_empty());
@@ -171,14 +178,8 @@ mod tests {
         kill_running_commands();
         assert_eq!(waiter.join().ok().flatten(), None);
         let _ = std::fs::remove_file(&marker);
-        // A SIGKILL takes effect when the process is next scheduled; killed, it is a zombie (state
-        // Z) until its new parent reaps it, which is not a running process.
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while running(pid) && std::time::Instant::now() < deadline {
-            thread::yield_now();
-        }
         assert!(
-            !running(pid),
+            gone(pid),
             "the command's background process outlived the kill"
         );
     }

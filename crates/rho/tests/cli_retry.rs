@@ -117,6 +117,12 @@ fn retry_events(lines: &[Value]) -> Vec<Value> {
         .collect()
 }
 
+/// The error text of the run's last message.
+fn last_error(lines: &[Value]) -> &Value {
+    let last = lines.iter().rev().find(|l| l["type"] == "message_end");
+    &last.unwrap()["message"]["errorMessage"]
+}
+
 fn settled_reason(lines: &[Value]) -> Value {
     let last = lines.last().unwrap();
     assert_eq!(last["type"], "agent_settled");
@@ -215,13 +221,8 @@ async fn a_retry_after_past_the_cap_fails_at_once_instead_of_sleeping_a_day() {
     assert_eq!(code, Some(1));
     assert_eq!(retry_events(&lines), Vec::<Value>::new());
     assert_eq!(server.requests().len(), 1);
-    let failed = lines
-        .iter()
-        .rev()
-        .find(|l| l["type"] == "message_end")
-        .unwrap();
     assert_eq!(
-        failed["message"]["errorMessage"],
+        last_error(&lines),
         "Server requested 86400s retry delay (max: 60s). 429 come back tomorrow"
     );
     assert_eq!(settled_reason(&lines), "error");
@@ -239,13 +240,8 @@ async fn the_cap_set_in_settings_fails_a_shorter_retry_after_than_the_default_wo
     assert_eq!(code, Some(1));
     assert_eq!(retry_events(&lines), Vec::<Value>::new());
     assert_eq!(server.requests().len(), 1);
-    let failed = lines
-        .iter()
-        .rev()
-        .find(|l| l["type"] == "message_end")
-        .unwrap();
     assert_eq!(
-        failed["message"]["errorMessage"],
+        last_error(&lines),
         "Server requested 2s retry delay (max: 1s). 429 slow down"
     );
 }
