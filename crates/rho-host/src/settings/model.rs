@@ -115,8 +115,8 @@ pub struct RetrySettings {
 }
 
 /// `retry.provider`: provider-level options. rho's providers make no hidden retries, so only
-/// `maxRetryDelayMs` has a meaning for rho (`timeoutMs` and `maxRetries` are warned about when
-/// set: see `Settings::unsupported`).
+/// `maxRetryDelayMs` has a meaning for rho (`timeoutMs` and `maxRetries` are read so a bad
+/// value is an error, and named in the unsupported-settings warning: `pi_keys.rs`).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderRetrySettings {

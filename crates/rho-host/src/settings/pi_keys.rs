@@ -61,6 +61,23 @@ const UNSUPPORTED: [&str; 43] = [
     "extensionChangelogVersions",
 ];
 
+/// Keys inside settings rho reads that rho does not implement, as dotted paths.
+const UNSUPPORTED_NESTED: [&str; 3] = [
+    "compaction.modelOverrides",
+    "retry.provider.maxRetries",
+    "retry.provider.timeoutMs",
+];
+
+/// The value at a dotted `path` of `object`, if there is one.
+fn at_path<'a>(object: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
+    let mut parts = path.split('.');
+    let mut value = object.get(parts.next()?)?;
+    for part in parts {
+        value = value.as_object()?.get(part)?;
+    }
+    Some(value)
+}
+
 /// Whether `value` of `key` asks for nothing rho does not already do: state Pi keeps for
 /// itself, or a switch that turns off what rho lacks.
 fn is_moot(key: &str, value: &Value) -> bool {
@@ -76,15 +93,19 @@ fn is_moot(key: &str, value: &Value) -> bool {
         "quietStartup" => value == true,
         // rho offers `/skill:name` commands, as Pi's default `true` does.
         "enableSkillCommands" => value == true,
+        // rho's providers never retry on their own (every retry is the session's, visible).
+        "retry.provider.maxRetries" => value == 0u64,
         _ => false,
     }
 }
 
-/// The unsupported Pi settings present in one file's object, in [`UNSUPPORTED`]'s order.
+/// The unsupported Pi settings present in one file's object: [`UNSUPPORTED`]'s, then
+/// [`UNSUPPORTED_NESTED`]'s, in their order.
 pub(super) fn unsupported_pi_keys(object: &Map<String, Value>) -> Vec<String> {
     UNSUPPORTED
         .iter()
-        .filter(|key| object.get(**key).is_some_and(|value| !is_moot(key, value)))
+        .chain(UNSUPPORTED_NESTED.iter())
+        .filter(|key| at_path(object, key).is_some_and(|value| !is_moot(key, value)))
         .map(|key| (*key).to_owned())
         .collect()
 }
@@ -118,6 +139,22 @@ mod tests {
                 "sessionDir"
             ]
         );
+    }
+
+    #[test]
+    fn unsupported_keys_inside_supported_settings_are_named_by_their_path() {
+        assert_eq!(
+            named(json!({
+                "retry": {"enabled": true, "provider": {"timeoutMs": 5000, "maxRetries": 2}},
+                "compaction": {"enabled": true, "modelOverrides": {}}
+            })),
+            [
+                "compaction.modelOverrides",
+                "retry.provider.maxRetries",
+                "retry.provider.timeoutMs"
+            ]
+        );
+        assert!(named(json!({"retry": {"provider": {"maxRetries": 0}}})).is_empty());
     }
 
     #[test]
