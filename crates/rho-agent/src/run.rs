@@ -217,6 +217,10 @@ impl<'c> Run<'c> {
                 pending = self.steering();
                 if has_more_tool_calls || !pending.is_empty() {
                     self.prepare_next_turn().await;
+                    // Preparing may take long (a compaction): steering queued meanwhile joins.
+                    if pending.is_empty() {
+                        pending = self.steering();
+                    }
                 }
             }
             let follow_ups = self.follow_ups();

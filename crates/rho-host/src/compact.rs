@@ -15,8 +15,8 @@ use crate::budget::Meter;
 use crate::compaction::{
     CompactionCheck, CompactionEnd, CompactionError, CompactionPolicy, CompactionReason,
     CompactionResult, CompactionStart, Summarizer, SummaryRetry, SummaryRetryNotice,
-    SummaryRetryPolicy, SummarySource, TriggerInput, check_compaction, estimate_tokens,
-    prepare_compaction,
+    SummaryRetryPolicy, SummarySource, TriggerInput, check_compaction, estimate_context_tokens,
+    estimate_tokens, prepare_compaction, should_compact,
 };
 use crate::record::SessionRecord;
 use crate::session::events::{Listeners, SessionNotice};
@@ -187,16 +187,38 @@ impl AutoCompaction {
         }
     }
 
-    /// Pi 1.6's check between two turns of a run (`_compactBeforeNextAssistantResponse`): past
-    /// the threshold, the context is compacted before the next model call, and the compacted
-    /// view is what the run goes on with. An overflow cannot be seen here (it ends the run).
+    /// Pi 1.6's check between two turns of a run (`_compactBeforeNextAssistantResponse`): when
+    /// the context as it now stands — the last reply's usage plus the estimate of what came
+    /// after it, the tool results just made (Pi's `estimateProjectedContextTokens`) — passes the
+    /// threshold, it is compacted before the next model call, and the compacted view is what the
+    /// run goes on with. A usage older than the latest compaction does not count: then every
+    /// message is estimated.
     pub(crate) async fn before_next_turn(
         &self,
         parts: &Parts<'_>,
         cancel: &CancellationToken,
     ) -> Option<Vec<AgentMessage>> {
-        let last = lock(&self.last_reply).clone()?;
-        if self.check(parts, &last, Moment::AfterRun) != CompactionCheck::Threshold {
+        let policy = *lock(&self.policy);
+        if !policy.enabled {
+            return None;
+        }
+        let latest_compaction_ms = parts.record.latest_compaction_ms();
+        let exceeds = parts.agent.with_state(|s| {
+            let window = s.model.context_window;
+            let estimate = estimate_context_tokens(&s.messages);
+            let stale = estimate
+                .last_usage_index
+                .and_then(|i| s.messages[i].as_assistant())
+                .zip(latest_compaction_ms)
+                .is_some_and(|(reply, at)| reply.timestamp <= at);
+            let tokens = if stale {
+                s.messages.iter().map(estimate_tokens).sum()
+            } else {
+                estimate.tokens
+            };
+            window > 0 && should_compact(tokens, window, &policy)
+        });
+        if !exceeds {
             return None;
         }
         if !self

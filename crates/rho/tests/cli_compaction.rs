@@ -351,3 +351,55 @@ async fn a_context_past_the_threshold_mid_run_is_compacted_before_the_next_model
     let types = session_entry_types(dir.path());
     assert_eq!(types.iter().filter(|t| *t == "compaction").count(), 1);
 }
+
+#[tokio::test]
+async fn tool_results_that_push_the_context_past_the_threshold_are_compacted_before_the_next_call()
+{
+    // The reply reports little (100 prompt tokens); its bash result adds about 2,000 tokens
+    // (8,000 characters), past the 1,000 tokens the window leaves: Pi 1.6 counts the results
+    // the turn just made.
+    let second = format!("second {}", "y".repeat(400));
+    let server = MockServer::start(vec![
+        reply("one", 100),
+        bash_call("head -c 8000 /dev/zero | tr '\\0' a", 100),
+        reply(SUMMARY, 100),
+        reply("done", 100),
+    ])
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    write_models(dir.path(), &server, 17_384);
+    let settings = json!({"compaction": {"keepRecentTokens": 20}});
+    std::fs::write(dir.path().join("settings.json"), settings.to_string()).unwrap();
+    rho(dir.path(), &["first"]).await;
+
+    let (code, lines, stderr) = rho(dir.path(), &["--continue", &second]).await;
+
+    assert_eq!(code, Some(0), "{stderr}");
+    let kinds: Vec<&str> = lines
+        .iter()
+        .map(|l| l["type"].as_str().unwrap())
+        .filter(|kind| {
+            [
+                "turn_start",
+                "turn_end",
+                "compaction_start",
+                "compaction_end",
+            ]
+            .contains(kind)
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "turn_start",
+            "turn_end",
+            "compaction_start",
+            "compaction_end",
+            "turn_start",
+            "turn_end"
+        ]
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4, "{stderr}");
+    assert_eq!(sent(&requests[3])[0], summary_message(SUMMARY));
+}
