@@ -281,16 +281,16 @@ fn bash_call(command: &str, prompt_tokens: u64) -> MockResponse {
     ])
 }
 
-#[tokio::test]
-async fn a_context_past_the_threshold_mid_run_is_compacted_before_the_next_model_call() {
-    // Pi 1.6 (0.84.4's mid-run compaction): the turn whose reply reports 17,000 prompt tokens
-    // ends, the context is compacted, and the run goes on from the compacted view.
-    // The second prompt is long, so the cut falls at its turn's start and one summary call
-    // covers the first exchange.
-    let second = format!("second {}", "y".repeat(400));
+/// A session with one exchange, and a mock whose next reply calls bash with `command`
+/// reporting `prompt_tokens`, then answers a summary and "done"; the long second prompt (so the
+/// cut falls at its turn's start and one summary call covers the first exchange).
+async fn one_exchange_then_a_bash_call(
+    command: &str,
+    prompt_tokens: u64,
+) -> (tempfile::TempDir, MockServer, String) {
     let server = MockServer::start(vec![
         reply("one", 100),
-        bash_call("echo hi", 17_000),
+        bash_call(command, prompt_tokens),
         reply(SUMMARY, 100),
         reply("done", 100),
     ])
@@ -300,7 +300,14 @@ async fn a_context_past_the_threshold_mid_run_is_compacted_before_the_next_model
     let settings = json!({"compaction": {"keepRecentTokens": 20}});
     std::fs::write(dir.path().join("settings.json"), settings.to_string()).unwrap();
     rho(dir.path(), &["first"]).await;
+    (dir, server, format!("second {}", "y".repeat(400)))
+}
 
+#[tokio::test]
+async fn a_context_past_the_threshold_mid_run_is_compacted_before_the_next_model_call() {
+    // Pi 1.6 (0.84.4's mid-run compaction): the turn whose reply reports 17,000 prompt tokens
+    // ends, the context is compacted, and the run goes on from the compacted view.
+    let (dir, server, second) = one_exchange_then_a_bash_call("echo hi", 17_000).await;
     let (code, lines, stderr) = rho(dir.path(), &["--continue", &second]).await;
 
     let all: Vec<_> = server.requests().iter().map(sent).collect();
@@ -358,20 +365,8 @@ async fn tool_results_that_push_the_context_past_the_threshold_are_compacted_bef
     // The reply reports little (100 prompt tokens); its bash result adds about 2,000 tokens
     // (8,000 characters), past the 1,000 tokens the window leaves: Pi 1.6 counts the results
     // the turn just made.
-    let second = format!("second {}", "y".repeat(400));
-    let server = MockServer::start(vec![
-        reply("one", 100),
-        bash_call("head -c 8000 /dev/zero | tr '\\0' a", 100),
-        reply(SUMMARY, 100),
-        reply("done", 100),
-    ])
-    .await;
-    let dir = tempfile::tempdir().unwrap();
-    write_models(dir.path(), &server, 17_384);
-    let settings = json!({"compaction": {"keepRecentTokens": 20}});
-    std::fs::write(dir.path().join("settings.json"), settings.to_string()).unwrap();
-    rho(dir.path(), &["first"]).await;
-
+    let (dir, server, second) =
+        one_exchange_then_a_bash_call("head -c 8000 /dev/zero | tr '\\0' a", 100).await;
     let (code, lines, stderr) = rho(dir.path(), &["--continue", &second]).await;
 
     assert_eq!(code, Some(0), "{stderr}");

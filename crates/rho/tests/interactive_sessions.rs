@@ -277,8 +277,15 @@ fn the_tree_filters_to_the_user_messages_and_a_label_set_there_is_written_to_the
     tmux.wait_for("the label on the row", |s| {
         s.contains("› [checkpoint] user: \"second step\"") && !s.contains("Label (empty")
     });
+    // The row shows the label at once, as Pi does; the file gets it when the save (off the UI
+    // task) has run.
     let file = &session_files(dir.path())[0];
-    let written = entries(file);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut written = entries(file);
+    while !written.iter().any(|e| e["type"] == "label") && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        written = entries(file);
+    }
     let target = written
         .iter()
         .find(|e| e["type"] == "message" && message_text(&e["message"]["content"]) == "second step")
