@@ -61,6 +61,15 @@ async fn rho(dir: &Path, args: &[&str]) -> (Option<i32>, Vec<Value>, String) {
     (output.status.code(), lines, stderr)
 }
 
+/// The types of the lines whose type is one of `wanted`, in order.
+fn kinds_of<'a>(lines: &'a [Value], wanted: &[&str]) -> Vec<&'a str> {
+    lines
+        .iter()
+        .filter_map(|l| l["type"].as_str())
+        .filter(|kind| wanted.contains(kind))
+        .collect()
+}
+
 fn of_type<'a>(lines: &'a [Value], kind: &str) -> Vec<&'a Value> {
     lines.iter().filter(|l| l["type"] == kind).collect()
 }
@@ -312,20 +321,16 @@ async fn a_context_past_the_threshold_mid_run_is_compacted_before_the_next_model
 
     let all: Vec<_> = server.requests().iter().map(sent).collect();
     assert_eq!(code, Some(0), "{stderr}\n{all:#?}");
-    let kinds: Vec<&str> = lines
-        .iter()
-        .map(|l| l["type"].as_str().unwrap())
-        .filter(|kind| {
-            [
-                "turn_start",
-                "turn_end",
-                "compaction_start",
-                "compaction_end",
-                "agent_end",
-            ]
-            .contains(kind)
-        })
-        .collect();
+    let kinds = kinds_of(
+        &lines,
+        &[
+            "turn_start",
+            "turn_end",
+            "compaction_start",
+            "compaction_end",
+            "agent_end",
+        ],
+    );
     assert_eq!(
         kinds,
         [
@@ -370,19 +375,15 @@ async fn tool_results_that_push_the_context_past_the_threshold_are_compacted_bef
     let (code, lines, stderr) = rho(dir.path(), &["--continue", &second]).await;
 
     assert_eq!(code, Some(0), "{stderr}");
-    let kinds: Vec<&str> = lines
-        .iter()
-        .map(|l| l["type"].as_str().unwrap())
-        .filter(|kind| {
-            [
-                "turn_start",
-                "turn_end",
-                "compaction_start",
-                "compaction_end",
-            ]
-            .contains(kind)
-        })
-        .collect();
+    let kinds = kinds_of(
+        &lines,
+        &[
+            "turn_start",
+            "turn_end",
+            "compaction_start",
+            "compaction_end",
+        ],
+    );
     assert_eq!(
         kinds,
         [

@@ -32,6 +32,7 @@ use rho_agent::{Agent, AgentError, AgentEvent, AgentMessage, AgentOptions, NextT
 use rho_ai::{ImageContent, StopReason, SystemMessage, UserMessage};
 use rho_session::{SessionContext, SessionFile};
 use rho_stdx::sync::lock;
+use tokio_util::sync::CancellationToken;
 
 use self::events::Listeners;
 pub use self::events::{SessionEvent, SessionNotice, Settled, SettledReason};
@@ -46,7 +47,6 @@ use crate::compaction::{
 use crate::prompt::{PromptResources, SystemPrompt};
 use crate::record::SessionRecord;
 use crate::retry::{Retry, RetryOutcome, RetryPolicy};
-use tokio_util::sync::CancellationToken;
 
 /// Rejection of a prompt while a run is active.
 pub const SESSION_BUSY: &str = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
@@ -163,13 +163,10 @@ impl SessionBuilder {
         listeners.add(move |event| recorder.on_event(event));
         // The agent is built with its session's mid-run compaction, which reaches the session
         // through a weak reference (the session owns the agent).
-        let mut agent = None;
         let inner = Arc::new_cyclic(|session| {
             options.next_turn = Some(Arc::new(NextTurn(session.clone())));
-            let built = Agent::new(options);
-            agent = Some(built.clone());
             Inner {
-                agent: built,
+                agent: Agent::new(options),
                 record,
                 listeners,
                 slot: Arc::default(),
