@@ -50,12 +50,7 @@ impl GatePolicy {
 
     /// The checks of [`GatePolicy::check_path`] on a path that is already real.
     fn check_real(&self, tool: &str, access: Access, real: &Path) -> Result<(), Refusal> {
-        if let Some(glob) = self.secrets().denied_by(real) {
-            return Err(Refusal::Secret {
-                path: real.display().to_string(),
-                glob: glob.to_owned(),
-            });
-        }
+        self.check_secret(real, real)?;
         if self.mode() == PermissionMode::Full {
             return Ok(());
         }

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::command::{CommandDecision, CommandRules};
 use crate::mode::PermissionMode;
+use crate::protected::ProtectedPaths;
 use crate::realpath::real_path;
 use crate::refusal::Refusal;
 use crate::secrets::SecretRules;
@@ -12,6 +13,9 @@ use crate::secrets::SecretRules;
 /// which the model is told to read; they are readable wherever the temp dir is.
 const BASH_OUTPUT_PREFIX: &str = "rho-bash-";
 const BASH_OUTPUT_SUFFIX: &str = ".log";
+
+/// rho's credential files in `RHO_HOME`: never read or written by a tool, in any mode.
+pub const CREDENTIAL_FILES: [&str; 3] = ["auth.json", "models.json", "mcp-auth.json"];
 
 /// Paths longer than this are refused before the file system is asked (Linux's `PATH_MAX`).
 const MAX_PATH_BYTES: usize = 4096;
@@ -38,6 +42,8 @@ pub struct GatePolicy {
     secrets: SecretRules,
     rules: CommandRules,
     network: bool,
+    /// `RHO_HOME`, symlinks resolved: protected, and its credential files unreachable.
+    rho_home: Option<PathBuf>,
 }
 
 impl GatePolicy {
@@ -55,6 +61,7 @@ impl GatePolicy {
             secrets: SecretRules::default(),
             rules: CommandRules::default(),
             network: true,
+            rho_home: None,
         };
         policy.add_root(cwd);
         policy
@@ -89,6 +96,32 @@ impl GatePolicy {
     pub fn with_network(mut self, network: bool) -> Self {
         self.network = network;
         self
+    }
+
+    /// `RHO_HOME`: read-only to every tool in `workspace-write` (also when it lies inside a
+    /// root), and its credential files out of every tool's reach.
+    pub fn with_rho_home(mut self, home: impl AsRef<Path>) -> Self {
+        let home = home.as_ref();
+        self.rho_home = Some(real_path(home).unwrap_or_else(|_| home.to_path_buf()));
+        self
+    }
+
+    /// `RHO_HOME`, symlinks resolved, if known.
+    pub fn rho_home(&self) -> Option<&Path> {
+        self.rho_home.as_deref()
+    }
+
+    /// rho's credential files, wherever they are (existing or not).
+    pub fn credential_files(&self) -> Vec<PathBuf> {
+        self.rho_home
+            .iter()
+            .flat_map(|home| CREDENTIAL_FILES.iter().map(move |name| home.join(name)))
+            .collect()
+    }
+
+    /// The protected paths as they are now (see [`ProtectedPaths`]).
+    pub fn protected_paths(&self) -> ProtectedPaths {
+        ProtectedPaths::enumerate(&self.roots, self.rho_home.as_deref())
     }
 
     fn add_root(&mut self, root: PathBuf) {
@@ -152,15 +185,45 @@ impl GatePolicy {
         }
         let real = real_path(resolved).map_err(|error| bad_path(resolved, &io_problem(&error)))?;
         for candidate in [resolved, real.as_path()] {
-            if let Some(glob) = self.secrets.denied_by(candidate) {
-                return Err(Refusal::Secret {
-                    path: real.display().to_string(),
-                    glob: glob.to_owned(),
-                });
-            }
+            self.check_secret(candidate, &real)?;
         }
         self.check_roots(access, &real)?;
+        self.check_protected(access, &real)?;
         Ok(real)
+    }
+
+    /// Refuses a secret: a deny glob's match, or one of rho's credential files.
+    pub(crate) fn check_secret(&self, candidate: &Path, real: &Path) -> Result<(), Refusal> {
+        if let Some(glob) = self.secrets.denied_by(candidate) {
+            return Err(Refusal::Secret {
+                path: real.display().to_string(),
+                glob: glob.to_owned(),
+            });
+        }
+        if let Some(home) = &self.rho_home
+            && candidate.parent() == Some(home.as_path())
+            && let Some(name) = candidate.file_name().and_then(|n| n.to_str())
+            && CREDENTIAL_FILES.contains(&name)
+        {
+            return Err(Refusal::Secret {
+                path: real.display().to_string(),
+                glob: format!("RHO_HOME/{name}"),
+            });
+        }
+        Ok(())
+    }
+
+    /// Refuses a write to a protected path in `workspace-write` mode.
+    pub(crate) fn check_protected(&self, access: Access, real: &Path) -> Result<(), Refusal> {
+        if access == Access::Write
+            && self.mode == PermissionMode::WorkspaceWrite
+            && self.protected_paths().covers(real)
+        {
+            return Err(Refusal::Protected {
+                path: real.display().to_string(),
+            });
+        }
+        Ok(())
     }
 
     /// The roots part of [`GatePolicy::check_path`] alone, on a real path.

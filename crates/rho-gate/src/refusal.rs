@@ -19,6 +19,11 @@ pub enum Refusal {
         /// The deny glob it matched.
         glob: String,
     },
+    /// A write to a protected path (`.rho/`, `RHO_HOME`, git's config and hooks).
+    Protected {
+        /// The path as resolved.
+        path: String,
+    },
     /// A path argument that cannot name a file (NUL byte, too long, symlink loop, …).
     BadPath {
         /// The argument, with control characters escaped.
@@ -63,6 +68,10 @@ impl fmt::Display for Refusal {
             Refusal::Secret { path, glob } => write!(
                 f,
                 "Path {path} is a secret file (matches \"{glob}\") and is never read or written by the file tools. Allow it explicitly in the gate's secret settings if this is intended."
+            ),
+            Refusal::Protected { path } => write!(
+                f,
+                "Path {path} is protected: it holds configuration that runs code or widens permissions outside the sandbox (.rho/, RHO_HOME, .git/config, .git/hooks, .git/info, core.hooksPath), so no tool writes it in workspace-write mode. The user can change it, or run with --permission full."
             ),
             Refusal::BadPath { path, problem } => {
                 write!(f, "Path {path} was refused: {problem}.")

@@ -18,6 +18,12 @@ fn landlock() -> Option<i32> {
     )
 }
 
+/// Whether this machine gives children namespaces: as root always, otherwise where CI has
+/// recorded unprivileged user namespaces for the machine kind.
+fn namespaces_expected() -> bool {
+    rho_testkit::features::namespaces_expected()
+}
+
 fn run(sandbox: &Sandbox, cwd: &Path, script: &str) -> Output {
     let mut cmd = Command::new("/bin/sh");
     cmd.arg("-c").arg(script).current_dir(cwd);
@@ -25,7 +31,7 @@ fn run(sandbox: &Sandbox, cwd: &Path, script: &str) -> Output {
         cmd.env("TMPDIR", tmp);
     }
     unsafe {
-        cmd.pre_exec(sandbox.child_hook());
+        cmd.pre_exec(sandbox.child_hook(cwd));
     }
     cmd.output().unwrap()
 }
@@ -41,7 +47,8 @@ fn workspace_write_allows_writes_in_the_roots_and_tmpdir_and_denies_them_elsewhe
         sandbox.status(),
         &SandboxStatus::Enforced {
             abi,
-            tcp_denied: false
+            network_denied: false,
+            namespaces: namespaces_expected(),
         }
     );
     let target = outside.path().join("x");
@@ -60,7 +67,13 @@ fn workspace_write_allows_writes_in_the_roots_and_tmpdir_and_denies_them_elsewhe
         "in\n"
     );
     assert!(!target.exists());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("Permission denied"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let refused = if namespaces_expected() {
+        "Read-only file system"
+    } else {
+        "Permission denied"
+    };
+    assert!(stderr.contains(refused), "{stderr}");
 }
 
 #[test]
@@ -97,14 +110,15 @@ fn no_network_denies_tcp_connect_independently_of_the_file_mode() {
         sandbox.status(),
         &SandboxStatus::Enforced {
             abi,
-            tcp_denied: true
+            network_denied: true,
+            namespaces: namespaces_expected(),
         }
     );
     let script = format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected || echo refused");
     let mut cmd = Command::new("/bin/bash");
-    cmd.arg("-c").arg(&script);
+    cmd.arg("-c").arg(&script).current_dir(root.path());
     unsafe {
-        cmd.pre_exec(sandbox.child_hook());
+        cmd.pre_exec(sandbox.child_hook(root.path()));
     }
     let out = cmd.output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "refused\n");
@@ -155,8 +169,77 @@ fn an_unavailable_sandbox_says_so_and_an_enforced_one_says_nothing() {
     );
     let enforced = SandboxStatus::Enforced {
         abi: 7,
-        tcp_denied: false,
+        network_denied: false,
+        namespaces: true,
     };
     assert_eq!(enforced.warning(), None);
     assert_eq!(SandboxStatus::Off.warning(), None);
+}
+
+/// A git identity for the commits of a test, whoever runs it.
+const IDENTITY: &str =
+    "export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t";
+
+#[test]
+fn protected_paths_are_read_only_inside_a_writable_root_and_commits_still_work() {
+    let Some(_) = landlock() else { return };
+    if !namespaces_expected() {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join("auth.json"), r#"{"k":"sk-secret-auth"}"#).unwrap();
+    let git = |args: &str| {
+        let out = Command::new("/bin/sh")
+            .arg("-c")
+            .arg(format!("{IDENTITY}; git {args}"))
+            .current_dir(root.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    git("init -q . && git commit -q --allow-empty -m first");
+    let policy =
+        GatePolicy::new(PermissionMode::WorkspaceWrite, root.path()).with_rho_home(home.path());
+    let sandbox = Sandbox::prepare(&policy).unwrap();
+    let script = format!(
+        r#"{IDENTITY}
+           for target in .rho/settings.json .git/config .git/hooks/pre-commit .git/info/attributes {auth}; do
+             (echo x > "$target") 2>/dev/null && echo "wrote $target"
+           done
+           mv .git .git-gone 2>/dev/null && echo "moved .git"
+           mv .rho .rho-gone 2>/dev/null && echo "moved .rho"
+           cat {auth}
+           chmod 000 {home} 2>/dev/null && echo "chmod outside"
+           touch -d 2001-01-01 {home} 2>/dev/null && echo "touch outside"
+           echo hi > /dev/shm/rho-shm-test && echo "shm private"
+           git commit -q --allow-empty -m second && echo committed
+           echo in > inside.txt && echo "wrote inside""#,
+        auth = home.path().join("auth.json").display(),
+        home = home.path().display(),
+    );
+    let out = run(&sandbox, root.path(), &script);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "wrote {auth}\nshm private\ncommitted\nwrote inside\n",
+            auth = home.path().join("auth.json").display()
+        ),
+        "{out:?}"
+    );
+    // The credential file reads as empty and a write to it goes nowhere.
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("auth.json")).unwrap(),
+        r#"{"k":"sk-secret-auth"}"#
+    );
+    assert!(!Path::new("/dev/shm/rho-shm-test").exists());
+    assert!(root.path().join(".rho").is_dir());
+    assert!(!root.path().join(".rho/settings.json").exists());
+    assert!(!root.path().join(".git/hooks/pre-commit").exists());
+    let log = Command::new("git")
+        .args(["log", "--format=%s"])
+        .current_dir(root.path())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&log.stdout), "second\nfirst\n");
 }

@@ -27,6 +27,7 @@
 //! the `agent` feature, `tools` holds agent tools with fixed answers for runs of the real agent
 //! loop.
 
+pub mod features;
 pub mod fold;
 pub mod golden;
 pub mod prerequisite;

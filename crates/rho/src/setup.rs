@@ -126,16 +126,18 @@ pub fn workspace(
         .collect();
     let trusted = crate::project_trust::project_trusted(cli, cwd)?;
     let rules = CommandRules::load_for_project(home.as_deref(), cwd, trusted)?;
-    let policy = Arc::new(
-        GatePolicy::new(mode, cwd)
-            .with_allow_dirs(allow_dirs)
-            .with_rules(rules)
-            .with_network(!cli.no_network),
-    );
+    let mut policy = GatePolicy::new(mode, cwd)
+        .with_allow_dirs(allow_dirs)
+        .with_rules(rules)
+        .with_network(!cli.no_network);
+    if let Some(home) = &home {
+        policy = policy.with_rho_home(home);
+    }
+    let policy = Arc::new(policy);
     let sandbox = Arc::new(Sandbox::prepare(&policy)?);
     let confinement = Confinement {
         policy: policy.clone(),
-        sandbox: Some(sandbox),
+        sandbox: Some(sandbox.clone()),
     };
     let tools_chosen = cli.tools.is_some() || cli.no_tools || cli.no_builtin_tools;
     let names = if local && !tools_chosen {
@@ -154,6 +156,12 @@ pub fn workspace(
     };
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let tools = create_tools(cwd, &names, Some(&confinement));
+    if tools.iter().any(|tool| tool.name() == "bash") {
+        // What the sandbox cannot give on this kernel is said before the model runs.
+        for warning in sandbox.warnings() {
+            crate::warnings::say(format!("rho: {warning}"));
+        }
+    }
 
     let resources = PromptResources::load(&PromptOptions {
         cwd: cwd.to_path_buf(),

@@ -169,9 +169,6 @@ impl BashTool {
         }
 
         let sandbox = self.sandbox.as_deref();
-        if let Some(sandbox) = sandbox {
-            sandbox.warn_once_if_unavailable();
-        }
         let mut running = process::spawn(&shell, &command, &self.cwd, sandbox, env)?;
         let mut output = OutputAccumulator::new(TEMP_PREFIX);
         let mut throttle = Throttle::new(on_update);

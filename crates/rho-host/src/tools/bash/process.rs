@@ -131,7 +131,7 @@ pub(super) fn spawn(
         // SAFETY: the hook was prepared before the fork and only makes async-signal-safe
         // syscalls on captured integers (no allocation, no locks); `sandbox` outlives the spawn.
         unsafe {
-            cmd.pre_exec(sandbox.child_hook());
+            cmd.pre_exec(sandbox.child_hook(cwd));
         }
     }
     let spawned = cmd.spawn();

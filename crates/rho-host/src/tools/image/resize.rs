@@ -158,14 +158,34 @@ pub fn fit_image(bytes: &[u8], mime: ImageMime, limits: &ResizeLimits) -> Option
     }
 }
 
+/// The most pixels decoded (a 6000×4000 photo); larger images are omitted, not decoded.
+const MAX_DECODED_PIXELS: u64 = 24_000_000;
+
+/// The decoder's allocation cap: the RGBA of [`MAX_DECODED_PIXELS`] with room to spare.
+const MAX_DECODER_ALLOC: u64 = 128 * 1024 * 1024;
+
 /// Decodes `bytes` (format from its content) into RGBA pixels with EXIF orientation applied.
 ///
 /// RGBA because that is what Pi's image library (Photon) works in, so the PNG-or-JPEG choice
 /// below sees the same encoded sizes as Pi.
+///
+/// The size is read from the header first: an image of more than [`MAX_DECODED_PIXELS`] is
+/// never decoded (a small file can claim 11000×11000 pixels, 460 MiB as RGBA), and the
+/// decoder's own allocations are capped too.
 fn decode(bytes: &[u8]) -> Option<RgbaImage> {
-    let reader = ImageReader::new(Cursor::new(bytes))
+    let header = ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
         .ok()?;
+    let (width, height) = header.into_dimensions().ok()?;
+    if u64::from(width) * u64::from(height) > MAX_DECODED_PIXELS {
+        return None;
+    }
+    let mut reader = ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .ok()?;
+    let mut limits = image::Limits::default();
+    limits.max_alloc = Some(MAX_DECODER_ALLOC);
+    reader.limits(limits);
     let mut image = reader.decode().ok()?;
     image.apply_orientation(exif::orientation(bytes));
     Some(image.into_rgba8())
