@@ -20,6 +20,7 @@ mod realpath;
 mod refusal;
 pub mod sandbox;
 mod secrets;
+mod tool_env;
 
 pub use command::{CommandDecision, CommandRules, Decision, Rule, RulesError};
 pub use mode::{ParseModeError, PermissionMode};
@@ -30,3 +31,6 @@ pub use realpath::real_path;
 pub use refusal::Refusal;
 pub use sandbox::{Sandbox, SandboxError, SandboxStatus};
 pub use secrets::{DEFAULT_SECRET_GLOBS, SecretGlobError, SecretRules};
+pub use tool_env::{
+    DEFAULT_EXCLUDED, Inherit, ToolEnvironment, ToolEnvironmentError, ToolEnvironmentSettings,
+};

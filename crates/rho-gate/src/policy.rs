@@ -8,6 +8,7 @@ use crate::protected::ProtectedPaths;
 use crate::realpath::real_path;
 use crate::refusal::Refusal;
 use crate::secrets::SecretRules;
+use crate::tool_env::ToolEnvironment;
 
 /// Prefix and suffix of the `bash` tool's full-output temp files (`<tmp>/rho-bash-<hex>.log`),
 /// which the model is told to read; they are readable wherever the temp dir is.
@@ -44,6 +45,8 @@ pub struct GatePolicy {
     network: bool,
     /// `RHO_HOME`, symlinks resolved: protected, and its credential files unreachable.
     rho_home: Option<PathBuf>,
+    /// What of rho's environment reaches the processes tools start.
+    tool_environment: std::sync::Arc<ToolEnvironment>,
 }
 
 impl GatePolicy {
@@ -62,6 +65,7 @@ impl GatePolicy {
             rules: CommandRules::default(),
             network: true,
             rho_home: None,
+            tool_environment: std::sync::Arc::default(),
         };
         policy.add_root(cwd);
         policy
@@ -104,6 +108,17 @@ impl GatePolicy {
         let home = home.as_ref();
         self.rho_home = Some(real_path(home).unwrap_or_else(|_| home.to_path_buf()));
         self
+    }
+
+    /// Replaces the environment rule of the processes tools start (default: keys dropped).
+    pub fn with_tool_environment(mut self, rule: ToolEnvironment) -> Self {
+        self.tool_environment = std::sync::Arc::new(rule);
+        self
+    }
+
+    /// The environment rule of the processes tools start.
+    pub fn tool_environment(&self) -> &std::sync::Arc<ToolEnvironment> {
+        &self.tool_environment
     }
 
     /// `RHO_HOME`, symlinks resolved, if known.

@@ -40,6 +40,7 @@ pub fn create_tools(
 ) -> Vec<Arc<dyn AgentTool>> {
     let gate = confinement.map(|c| c.policy.clone());
     let sandbox = confinement.and_then(|c| c.sandbox.clone());
+    let environment = confinement.map(|c| c.policy.tool_environment().clone());
     let queue = Arc::new(MutationQueue::default());
     let mut tools: Vec<Arc<dyn AgentTool>> = Vec::with_capacity(names.len());
     for name in names {
@@ -48,7 +49,11 @@ pub fn create_tools(
         }
         let tool: Arc<dyn AgentTool> = match *name {
             "read" => Arc::new(ReadTool::new(cwd).with_gate(gate.clone())),
-            "bash" => Arc::new(BashTool::new(cwd).with_sandbox(sandbox.clone())),
+            "bash" => Arc::new(
+                BashTool::new(cwd)
+                    .with_sandbox(sandbox.clone())
+                    .with_environment(environment.clone()),
+            ),
             "edit" => Arc::new(EditTool::new(cwd, queue.clone()).with_gate(gate.clone())),
             "write" => Arc::new(WriteTool::new(cwd, queue.clone()).with_gate(gate.clone())),
             "grep" => Arc::new(GrepTool::new(cwd).with_gate(gate.clone())),

@@ -49,40 +49,61 @@ pub fn default_model_id(provider: &str) -> Option<&'static str> {
         .map(|(_, id)| *id)
 }
 
+/// The environment variables holding each provider's key, in the order they are tried.
+const API_KEY_ENV_VARS: &[(&str, &[&str])] = &[
+    (
+        "github-copilot",
+        &["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
+    ),
+    ("anthropic", &["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]),
+    ("openai", &["OPENAI_API_KEY"]),
+    ("azure-openai-responses", &["AZURE_OPENAI_API_KEY"]),
+    ("deepseek", &["DEEPSEEK_API_KEY"]),
+    ("google", &["GEMINI_API_KEY"]),
+    ("google-vertex", &["GOOGLE_CLOUD_API_KEY"]),
+    ("groq", &["GROQ_API_KEY"]),
+    ("cerebras", &["CEREBRAS_API_KEY"]),
+    ("xai", &["XAI_API_KEY"]),
+    ("openrouter", &["OPENROUTER_API_KEY"]),
+    ("vercel-ai-gateway", &["AI_GATEWAY_API_KEY"]),
+    ("zai", &["ZAI_API_KEY"]),
+    ("mistral", &["MISTRAL_API_KEY"]),
+    ("minimax", &["MINIMAX_API_KEY"]),
+    ("minimax-cn", &["MINIMAX_CN_API_KEY"]),
+    ("moonshotai", &["MOONSHOT_API_KEY"]),
+    ("moonshotai-cn", &["MOONSHOT_API_KEY"]),
+    ("huggingface", &["HF_TOKEN"]),
+    ("fireworks", &["FIREWORKS_API_KEY"]),
+    ("opencode", &["OPENCODE_API_KEY"]),
+    ("opencode-go", &["OPENCODE_API_KEY"]),
+    ("kimi-coding", &["KIMI_API_KEY"]),
+    ("cloudflare-workers-ai", &["CLOUDFLARE_API_KEY"]),
+    ("cloudflare-ai-gateway", &["CLOUDFLARE_API_KEY"]),
+    ("xiaomi", &["XIAOMI_API_KEY"]),
+    ("xiaomi-token-plan-cn", &["XIAOMI_TOKEN_PLAN_CN_API_KEY"]),
+    ("xiaomi-token-plan-ams", &["XIAOMI_TOKEN_PLAN_AMS_API_KEY"]),
+    ("xiaomi-token-plan-sgp", &["XIAOMI_TOKEN_PLAN_SGP_API_KEY"]),
+];
+
 /// The environment variables holding a provider's key, first match wins (pi-ai
 /// `getApiKeyEnvVars`). Empty for providers without one (custom providers use `models.json`).
 ///
 /// Pi's credential-file fallbacks for `google-vertex` (application default credentials) and
 /// `amazon-bedrock` (AWS profiles) are not reproduced: rho speaks neither API.
 pub fn api_key_env_vars(provider: &str) -> &'static [&'static str] {
-    match provider {
-        "github-copilot" => &["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
-        // An OAuth token outranks a plain key, as in Pi.
-        "anthropic" => &["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"],
-        "openai" => &["OPENAI_API_KEY"],
-        "azure-openai-responses" => &["AZURE_OPENAI_API_KEY"],
-        "deepseek" => &["DEEPSEEK_API_KEY"],
-        "google" => &["GEMINI_API_KEY"],
-        "google-vertex" => &["GOOGLE_CLOUD_API_KEY"],
-        "groq" => &["GROQ_API_KEY"],
-        "cerebras" => &["CEREBRAS_API_KEY"],
-        "xai" => &["XAI_API_KEY"],
-        "openrouter" => &["OPENROUTER_API_KEY"],
-        "vercel-ai-gateway" => &["AI_GATEWAY_API_KEY"],
-        "zai" => &["ZAI_API_KEY"],
-        "mistral" => &["MISTRAL_API_KEY"],
-        "minimax" => &["MINIMAX_API_KEY"],
-        "minimax-cn" => &["MINIMAX_CN_API_KEY"],
-        "moonshotai" | "moonshotai-cn" => &["MOONSHOT_API_KEY"],
-        "huggingface" => &["HF_TOKEN"],
-        "fireworks" => &["FIREWORKS_API_KEY"],
-        "opencode" | "opencode-go" => &["OPENCODE_API_KEY"],
-        "kimi-coding" => &["KIMI_API_KEY"],
-        "cloudflare-workers-ai" | "cloudflare-ai-gateway" => &["CLOUDFLARE_API_KEY"],
-        "xiaomi" => &["XIAOMI_API_KEY"],
-        "xiaomi-token-plan-cn" => &["XIAOMI_TOKEN_PLAN_CN_API_KEY"],
-        "xiaomi-token-plan-ams" => &["XIAOMI_TOKEN_PLAN_AMS_API_KEY"],
-        "xiaomi-token-plan-sgp" => &["XIAOMI_TOKEN_PLAN_SGP_API_KEY"],
-        _ => &[],
-    }
+    API_KEY_ENV_VARS
+        .iter()
+        .find(|(name, _)| *name == provider)
+        .map_or(&[], |(_, vars)| vars)
+}
+
+/// Every variable the catalog reads a key from (kept away from the processes tools start).
+pub fn every_api_key_env_var() -> Vec<&'static str> {
+    let mut vars: Vec<&'static str> = API_KEY_ENV_VARS
+        .iter()
+        .flat_map(|(_, vars)| vars.iter().copied())
+        .collect();
+    vars.sort_unstable();
+    vars.dedup();
+    vars
 }

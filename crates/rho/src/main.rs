@@ -2,6 +2,8 @@
 //! crates; this file only wires them together.
 
 mod argv;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod argv_mask;
 mod auth;
 mod branch_summary;
 mod cli;
@@ -45,7 +47,10 @@ fn main() -> ExitCode {
         Some(first) if first == "model" => return ExitCode::from(local::main(args)),
         _ => {}
     }
-    let cli = match cli::Cli::parse_args(std::env::args_os().skip(1)) {
+    let parsed = cli::Cli::parse_args(std::env::args_os().skip(1));
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    argv_mask::mask_api_key();
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(cli_checks::CliError::Invalid(message)) => {
             eprintln!("Error: {message}");

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use rho_agent::{AgentTool, ToolHooks};
-use rho_gate::{CommandRules, GatePolicy, PermissionMode, Sandbox};
+use rho_gate::{CommandRules, GatePolicy, PermissionMode, Sandbox, ToolEnvironment};
 use rho_host::gate::Gate;
 use rho_host::prompt::{PromptOptions, PromptResources, SystemPrompt};
 use rho_host::settings::{Settings, SettingsPaths, load_settings};
@@ -133,6 +133,11 @@ pub fn workspace(
     if let Some(home) = &home {
         policy = policy.with_rho_home(home);
     }
+    let environment = settings.tool_environment.clone().unwrap_or_default();
+    policy = policy.with_tool_environment(ToolEnvironment::new(
+        &environment,
+        &rho_models::providers::every_api_key_env_var(),
+    )?);
     let policy = Arc::new(policy);
     let sandbox = Arc::new(Sandbox::prepare(&policy)?);
     let confinement = Confinement {

@@ -94,7 +94,8 @@ pub fn load_global_settings(paths: &SettingsPaths) -> Result<Settings, SettingsE
 /// Loads and merges the global and the (trusted) project file; a missing file counts as `{}`.
 ///
 /// A project never widens what the user allowed: its `permission` applies only when it is
-/// stricter than the global one, its `allowDirs` and `defaultProjectTrust` are ignored.
+/// stricter than the global one, its `allowDirs`, `toolEnvironment` and `defaultProjectTrust` are
+/// ignored.
 pub fn load_settings(paths: &SettingsPaths) -> Result<Settings, SettingsError> {
     let global_object = match &paths.global {
         Some(path) => read_object(path)?,
@@ -118,6 +119,7 @@ pub fn load_settings(paths: &SettingsPaths) -> Result<Settings, SettingsError> {
         }
     }
     project.remove("allowDirs");
+    project.remove("toolEnvironment");
     project.remove("defaultProjectTrust");
     let merged = merge_settings(global_object, project);
     // Each file was validated on its own, so the merge of two valid objects is valid; should it

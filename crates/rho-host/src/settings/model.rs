@@ -41,6 +41,9 @@ pub struct Settings {
     pub permission: Option<Permission>,
     /// rho: `allowDirs`, directories added to those of `--allow-dir`.
     pub allow_dirs: Option<Vec<String>>,
+    /// rho: `toolEnvironment`, what of rho's environment reaches the processes tools start
+    /// (`RHO_HOME/settings.json` only: a project could hand itself the keys).
+    pub tool_environment: Option<rho_gate::ToolEnvironmentSettings>,
     /// rho: `streamIdleTimeoutMs`, how long a streaming model response may stay silent before
     /// the call fails as stalled (retryable). Unset → the provider layer's default (120 s).
     pub stream_idle_timeout_ms: Option<u64>,

@@ -82,6 +82,27 @@ fn a_project_may_only_narrow_permission_and_never_decides_trust() {
 }
 
 #[test]
+fn the_tool_environment_comes_from_the_global_file_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let global = r#"{"toolEnvironment": {"inherit": "core", "exclude": ["AWS_*"],
+        "set": {"GH_TOKEN": "${GH_TOKEN}"}}}"#;
+    let project = r#"{"toolEnvironment": {"inherit": "all", "exclude": []}}"#;
+    let settings = load_settings(&paths(dir.path(), Some(global), Some(project))).unwrap();
+    let expected = rho_gate::ToolEnvironmentSettings {
+        inherit: Some(rho_gate::Inherit::Core),
+        exclude: Some(vec!["AWS_*".to_owned()]),
+        set: Some([("GH_TOKEN".to_owned(), "${GH_TOKEN}".to_owned())].into()),
+    };
+    assert_eq!(settings.tool_environment, Some(expected));
+    let fresh = tempfile::tempdir().unwrap();
+    let only_project = load_settings(&paths(fresh.path(), None, Some(project))).unwrap();
+    assert_eq!(only_project.tool_environment, None);
+    let bad = r#"{"toolEnvironment": {"inherit": "some"}}"#;
+    let error = load_settings(&paths(fresh.path(), Some(bad), None)).unwrap_err();
+    assert!(error.to_string().contains("toolEnvironment"), "{error}");
+}
+
+#[test]
 fn a_file_that_is_not_json_is_an_error_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let paths = paths(dir.path(), Some("{\"defaultModel\": "), None);

@@ -4,7 +4,8 @@
 //! Decisions where Pi's behaviour is a quirk or does not apply:
 //! - Shell: Pi's rule, not `$SHELL`: a configured shell path (which must exist), else `/bin/bash`,
 //!   else `bash` on `PATH`, else `sh`.
-//! - Environment: the process environment without stale `PI_SESSION_ID`, `PI_SESSION_FILE`,
+//! - Environment: the process environment (filtered by `with_environment`: keys and tokens
+//!   dropped by default, settings `toolEnvironment`) without stale `PI_SESSION_ID`, `PI_SESSION_FILE`,
 //!   `PI_PROVIDER`, `PI_MODEL`, `PI_REASONING_LEVEL`; a model's call gets them from its
 //!   [`ToolContext`] (Pi 1.6's `resolveSpawnContext`), and every shell gets `AI_AGENT=rho`.
 //!   Pi prepends `~/.pi/agent/bin` to `PATH` for the tools it downloads; rho downloads none.
@@ -32,7 +33,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput, ToolUpdates};
-use rho_gate::Sandbox;
+use rho_gate::{Sandbox, ToolEnvironment};
 use serde_json::{Number, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -65,6 +66,7 @@ pub struct BashTool {
     shell_path: Option<PathBuf>,
     command_prefix: Option<String>,
     sandbox: Option<Arc<Sandbox>>,
+    environment: Option<Arc<ToolEnvironment>>,
     description: String,
     schema: Value,
 }
@@ -95,6 +97,7 @@ impl BashTool {
             shell_path: None,
             command_prefix: None,
             sandbox: None,
+            environment: None,
             description,
             schema,
         }
@@ -116,6 +119,13 @@ impl BashTool {
     /// Runs every command inside `sandbox` (see `rho_gate::sandbox`).
     pub fn with_sandbox(mut self, sandbox: impl Into<Option<Arc<Sandbox>>>) -> Self {
         self.sandbox = sandbox.into();
+        self
+    }
+
+    /// Gives commands rho's environment filtered by `rule` (settings `toolEnvironment`)
+    /// instead of all of it.
+    pub fn with_environment(mut self, rule: impl Into<Option<Arc<ToolEnvironment>>>) -> Self {
+        self.environment = rule.into();
         self
     }
 
@@ -169,7 +179,14 @@ impl BashTool {
         }
 
         let sandbox = self.sandbox.as_deref();
-        let mut running = process::spawn(&shell, &command, &self.cwd, sandbox, env)?;
+        let mut running = process::spawn(
+            &shell,
+            &command,
+            &self.cwd,
+            sandbox,
+            env,
+            self.environment.as_deref(),
+        )?;
         let mut output = OutputAccumulator::new(TEMP_PREFIX);
         let mut throttle = Throttle::new(on_update);
         let ending = drive(&mut running, &mut output, &mut throttle, timeout, cancel).await?;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use rho_agent::ToolError;
-use rho_gate::Sandbox;
+use rho_gate::{Sandbox, ToolEnvironment};
 use tokio::net::unix::pipe;
 use tokio::process::{Child, Command};
 
@@ -99,13 +99,15 @@ impl Drop for Running {
 }
 
 /// Starts `<shell> -c <command>` in `cwd`, stdin null, stdout and stderr on one pipe, as the
-/// leader of a new process group; confined by `sandbox` when there is one.
+/// leader of a new process group; confined by `sandbox` when there is one, with rho's
+/// environment filtered by `inherited` when given (else inherited whole, as Pi does).
 pub(super) fn spawn(
     shell: &Shell,
     command: &str,
     cwd: &Path,
     sandbox: Option<&Sandbox>,
     env: &ShellEnv,
+    inherited: Option<&ToolEnvironment>,
 ) -> Result<Running, ToolError> {
     let (sender, receiver) = pipe::pipe().map_err(|e| ToolError::new(e.to_string()))?;
     let writer: OwnedFd = sender
@@ -123,6 +125,9 @@ pub(super) fn spawn(
         .stderr(Stdio::from(writer_for_stderr))
         .process_group(0)
         .kill_on_drop(true);
+    if let Some(rule) = inherited {
+        cmd.env_clear().envs(rule.apply(std::env::vars_os()));
+    }
     env.apply(&mut cmd);
     if let Some(sandbox) = sandbox {
         if let Some(tmp) = sandbox.tmp_dir() {
