@@ -12,8 +12,10 @@
 //! namespace, which only succeeds with CAP_SYS_ADMIN — without it UDP and unix sockets stay open.
 
 pub mod command;
+mod links;
 mod mode;
 mod open;
+mod outputs;
 mod policy;
 mod protected;
 mod realpath;
@@ -21,10 +23,14 @@ mod refusal;
 pub mod sandbox;
 mod secrets;
 mod tool_env;
+mod walk;
+mod write;
 
 pub use command::{CommandDecision, CommandRules, Decision, Rule, RulesError};
+pub use links::SecretInodes;
 pub use mode::{ParseModeError, PermissionMode};
-pub use open::GuardedOpenError;
+pub use open::{GuardedOpenError, SearchOpen, open_regular};
+pub use outputs::{MAX_OUTPUT_FILE_BYTES, create_output_file, output_dir};
 pub use policy::{Access, CREDENTIAL_FILES, GatePolicy};
 pub use protected::{PROJECT_DIR, ProtectedPaths};
 pub use realpath::real_path;
@@ -34,3 +40,4 @@ pub use secrets::{DEFAULT_SECRET_GLOBS, SecretGlobError, SecretRules};
 pub use tool_env::{
     DEFAULT_EXCLUDED, Inherit, ToolEnvironment, ToolEnvironmentError, ToolEnvironmentSettings,
 };
+pub use write::write_regular;

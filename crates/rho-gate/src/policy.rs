@@ -10,11 +10,6 @@ use crate::refusal::Refusal;
 use crate::secrets::SecretRules;
 use crate::tool_env::ToolEnvironment;
 
-/// Prefix and suffix of the `bash` tool's full-output temp files (`<tmp>/rho-bash-<hex>.log`),
-/// which the model is told to read; they are readable wherever the temp dir is.
-const BASH_OUTPUT_PREFIX: &str = "rho-bash-";
-const BASH_OUTPUT_SUFFIX: &str = ".log";
-
 /// rho's credential files in `RHO_HOME`: never read or written by a tool, in any mode.
 pub const CREDENTIAL_FILES: [&str; 3] = ["auth.json", "models.json", "mcp-auth.json"];
 
@@ -39,7 +34,6 @@ pub struct GatePolicy {
     shown_roots: Vec<PathBuf>,
     /// The roots with symlinks resolved, for checks.
     roots: Vec<PathBuf>,
-    temp_dir: PathBuf,
     secrets: SecretRules,
     rules: CommandRules,
     network: bool,
@@ -54,13 +48,11 @@ impl GatePolicy {
     /// network on.
     pub fn new(mode: PermissionMode, cwd: impl Into<PathBuf>) -> Self {
         let cwd = cwd.into();
-        let temp_dir = std::env::temp_dir();
         let mut policy = GatePolicy {
             mode,
             cwd: cwd.clone(),
             shown_roots: Vec::new(),
             roots: Vec::new(),
-            temp_dir: real_path(&temp_dir).unwrap_or(temp_dir),
             secrets: SecretRules::default(),
             rules: CommandRules::default(),
             network: true,
@@ -246,7 +238,7 @@ impl GatePolicy {
         if self.mode == PermissionMode::Full || self.is_inside_roots(real) {
             return Ok(());
         }
-        if access == Access::Read && self.is_bash_output(real) {
+        if access == Access::Read && crate::outputs::is_output_file(real) {
             return Ok(());
         }
         Err(Refusal::OutsideRoots {
@@ -262,14 +254,6 @@ impl GatePolicy {
     /// Whether a real path lies inside one of the roots (component-wise).
     pub fn is_inside_roots(&self, real: &Path) -> bool {
         self.roots.iter().any(|root| real.starts_with(root))
-    }
-
-    /// Whether `real` is one of the `bash` tool's full-output files.
-    fn is_bash_output(&self, real: &Path) -> bool {
-        let name = real.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        real.parent() == Some(self.temp_dir.as_path())
-            && name.starts_with(BASH_OUTPUT_PREFIX)
-            && name.ends_with(BASH_OUTPUT_SUFFIX)
     }
 
     /// The rules' decision on a bash command. In `full` mode a command that cannot be parsed

@@ -19,6 +19,18 @@ pub enum Refusal {
         /// The deny glob it matched.
         glob: String,
     },
+    /// Another name (a hard link) of a secret file.
+    SecretLink {
+        /// The path as resolved.
+        path: String,
+    },
+    /// Not a regular file: a FIFO, socket or device, which could block or never end.
+    NotRegular {
+        /// The path.
+        path: String,
+        /// What it is, e.g. `a FIFO (named pipe)`.
+        kind: &'static str,
+    },
     /// A write to a protected path (`.rho/`, `RHO_HOME`, git's config and hooks).
     Protected {
         /// The path as resolved.
@@ -68,6 +80,14 @@ impl fmt::Display for Refusal {
             Refusal::Secret { path, glob } => write!(
                 f,
                 "Path {path} is a secret file (matches \"{glob}\") and is never read or written by the file tools. Allow it explicitly in the gate's secret settings if this is intended."
+            ),
+            Refusal::SecretLink { path } => write!(
+                f,
+                "Path {path} is another name (a hard link) of a secret file and is never read or written in place by the file tools."
+            ),
+            Refusal::NotRegular { path, kind } => write!(
+                f,
+                "Path {path} is {kind}, not a regular file; the file tools only read and write regular files."
             ),
             Refusal::Protected { path } => write!(
                 f,

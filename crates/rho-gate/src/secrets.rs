@@ -193,6 +193,28 @@ impl SecretRules {
         SecretRules::new(deny, allow)
     }
 
+    /// The secret files in a home directory's usual places: its own entries, `.ssh/`, and the
+    /// directories the path globs name (`.aws/` for `.aws/credentials`). Where a hard link in
+    /// the workspace could lead.
+    pub(crate) fn files_in_home(&self, home: &Path) -> Vec<std::path::PathBuf> {
+        let mut dirs = vec![home.to_path_buf(), home.join(".ssh")];
+        for text in self.deny.texts.iter().filter(|text| is_path_glob(text)) {
+            let literal_dir = text
+                .trim_start_matches('/')
+                .rsplit_once('/')
+                .map(|(dir, _)| dir)
+                .filter(|dir| !dir.contains(['*', '?', '[', '{']));
+            dirs.extend(literal_dir.map(|dir| home.join(dir)));
+        }
+        dirs.sort();
+        dirs.dedup();
+        dirs.iter()
+            .filter_map(|dir| std::fs::read_dir(dir).ok())
+            .flat_map(|entries| entries.flatten().map(|entry| entry.path()))
+            .filter(|path| self.denied_by(path).is_some())
+            .collect()
+    }
+
     /// The deny glob `path` matches, unless an allow glob matches it too.
     pub fn denied_by(&self, path: &Path) -> Option<&str> {
         if self.allow.first_match(path).is_some() {

@@ -3,14 +3,11 @@
 //! the tool runs. A refusal becomes an error tool result (via `before_tool_call`'s block) and
 //! the loop goes on. The `bash` sandbox itself lives in the tool (`BashTool::with_sandbox`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use rho_agent::{
-    AfterToolCall, AfterToolCallOverride, BeforeToolCall, BeforeToolCallDecision, HookError,
-    ToolHooks,
-};
+use rho_agent::{BeforeToolCall, BeforeToolCallDecision, HookError, ToolHooks};
 use rho_gate::{Access, CommandDecision, GatePolicy, Refusal};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -125,80 +122,4 @@ impl ToolHooks for Gate {
             terminate: None,
         }))
     }
-
-    /// `grep` over a directory searches hidden files too (as `rg --hidden`): lines from secret
-    /// files are withheld from its result.
-    async fn after_tool_call(
-        &self,
-        call: AfterToolCall<'_>,
-        _cancel: &CancellationToken,
-    ) -> Result<Option<AfterToolCallOverride>, HookError> {
-        if call.tool_call.name != "grep" || call.is_error {
-            return Ok(None);
-        }
-        Ok(
-            withhold_secret_lines(self.policy.secrets(), &call.result.content).map(|content| {
-                AfterToolCallOverride {
-                    content: Some(content),
-                    ..AfterToolCallOverride::default()
-                }
-            }),
-        )
-    }
-}
-
-/// The content with every line from a secret file dropped and a notice added, or `None` when
-/// there was nothing to drop. A grep line is `path:N: text` (match) or `path-N- text`
-/// (context); every prefix before such a separator is tried, so a name with `-3-` in it errs
-/// towards withholding.
-fn withhold_secret_lines(
-    secrets: &rho_gate::SecretRules,
-    content: &[rho_ai::ContentBlock],
-) -> Option<Vec<rho_ai::ContentBlock>> {
-    let mut withheld = 0usize;
-    let mut changed = Vec::with_capacity(content.len());
-    for block in content {
-        let rho_ai::ContentBlock::Text(text) = block else {
-            changed.push(block.clone());
-            continue;
-        };
-        let kept: Vec<&str> = text
-            .text
-            .split('\n')
-            .filter(|line| {
-                let secret = line_paths(line).any(|p| secrets.denied_by(Path::new(p)).is_some());
-                withheld += usize::from(secret);
-                !secret
-            })
-            .collect();
-        let mut block = text.clone();
-        block.text = kept.join("\n");
-        changed.push(rho_ai::ContentBlock::Text(block));
-    }
-    if withheld == 0 {
-        return None;
-    }
-    if let Some(rho_ai::ContentBlock::Text(last)) = changed.last_mut() {
-        last.text.push_str(&format!(
-            "\n\n[{withheld} line(s) from secret files withheld by rho's gate]"
-        ));
-    }
-    Some(changed)
-}
-
-/// The candidate file paths of one grep output line.
-fn line_paths(line: &str) -> impl Iterator<Item = &str> {
-    let bytes = line.as_bytes();
-    (0..bytes.len()).filter_map(move |i| {
-        let sep = bytes[i];
-        if sep != b':' && sep != b'-' {
-            return None;
-        }
-        let digits = bytes[i + 1..]
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count();
-        let after = i + 1 + digits;
-        (digits > 0 && bytes.get(after) == Some(&sep)).then(|| &line[..i])
-    })
 }

@@ -19,7 +19,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use self::corpus::file_cases;
-use self::harness::{Expect, OUTSIDE, World, assert_contained, run_call, sandbox};
+use self::harness::{Expect, OUTSIDE, SECRET, World, assert_contained, run_call, sandbox};
 
 #[tokio::test]
 async fn file_tools_never_leave_the_roots_or_touch_secrets() {
@@ -229,7 +229,7 @@ async fn full_mode_turns_the_path_gate_off() {
 }
 
 #[tokio::test]
-async fn grep_over_the_project_withholds_lines_from_secret_files() {
+async fn grep_over_the_project_never_reads_secret_files() {
     let w = World::new();
     std::fs::write(
         w.root.join("notes.txt"),
@@ -242,8 +242,44 @@ async fn grep_over_the_project_withholds_lines_from_secret_files() {
     assert!(outcome.executed && !outcome.is_error, "{outcome:?}");
     assert_eq!(
         outcome.text,
-        "notes.txt:1: SECRET-CONTENT is discussed here\npublic.txt:1: a SECRET-free line\n\n[2 line(s) from secret files withheld by rho's gate]"
+        "notes.txt:1: SECRET-CONTENT is discussed here\npublic.txt:1: a SECRET-free line\n\n[2 secret file(s) not searched: rho's gate never reads them]"
     );
+}
+
+/// The route the red team found: `grep` in a directory whose name made the file a secret
+/// (`.aws/credentials`), printed relative to that directory as `credentials`.
+#[tokio::test]
+async fn grep_inside_a_credentials_directory_reads_no_secret() {
+    let w = World::new();
+    for (dir, file) in [
+        (".aws", "credentials"),
+        (".kube", "config"),
+        (".docker", "config.json"),
+        (".config/gh", "hosts.yml"),
+    ] {
+        std::fs::create_dir_all(w.root.join(dir)).unwrap();
+        std::fs::write(
+            w.root.join(dir).join(file),
+            "aws_secret_access_key=SECRET-CONTENT\n",
+        )
+        .unwrap();
+    }
+    let policy = w.policy(PermissionMode::WorkspaceWrite);
+    for dir in [".aws", ".kube", ".docker", ".config/gh", ".config"] {
+        let outcome = run_call(
+            policy.clone(),
+            None,
+            "grep",
+            json!({"pattern": "secret", "path": dir, "ignoreCase": true}),
+        )
+        .await;
+        assert!(!outcome.json.contains(SECRET), "{dir}: {}", outcome.text);
+        assert_eq!(
+            outcome.text,
+            "No matches found\n\n[1 secret file(s) not searched: rho's gate never reads them]",
+            "{dir}"
+        );
+    }
 }
 
 /// Answers every approval request with `answer`, remembering what it was asked.

@@ -38,6 +38,8 @@ use clap::error::ErrorKind;
 pub const EXIT_PREFLIGHT: u8 = 2;
 
 fn main() -> ExitCode {
+    // First of all: the commands rho runs must not read its memory or environment (keys).
+    rho_gate::sandbox::harden_process();
     // `rho verify` and `rho auth` are separate tools with their own arguments, so they are
     // routed before the main command line is parsed.
     let mut args = std::env::args_os().skip(1);

@@ -29,11 +29,28 @@ fn scenarios_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios")
 }
 
+/// This build's rho behind a wrapper that writes its full-output files' paths as Pi's
+/// comparison expects them (`/tmp/rho-bash-<hex>.log`): rho keeps them in a private directory
+/// of its own (`/tmp/rho-<uid>/`), a deliberate difference from Pi's shared `/tmp`.
+fn rho_for_comparison(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let wrapper = dir.join("rho-compared");
+    let script = format!(
+        "#!/bin/bash\nset -o pipefail\n'{}' \"$@\" | sed -u -E 's#/rho-[0-9]+(-[0-9a-f]+)?/rho-bash-#/rho-bash-#g'\n",
+        env!("CARGO_BIN_EXE_rho")
+    );
+    std::fs::write(&wrapper, script).unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    wrapper
+}
+
 /// Runs `side_by_side.py` with `args` (rho is this build's); the result rows it prints.
 fn side_by_side(out: &Path, peers: &str, args: &[&str]) -> Vec<String> {
+    std::fs::create_dir_all(out).unwrap();
     let output = Command::new("python3")
         .arg(peers_dir().join("side_by_side.py"))
-        .args(["--rho", env!("CARGO_BIN_EXE_rho")])
+        .arg("--rho")
+        .arg(rho_for_comparison(out))
         .args(["--peers", peers])
         .arg("--out")
         .arg(out)

@@ -120,6 +120,18 @@ pub struct Sandbox {
     tmp_dir: Option<PathBuf>,
 }
 
+/// Makes rho's own process unreadable to the commands it runs: not dumpable, so its
+/// `/proc/<pid>/environ`, `mem`, `maps` and `fd/` (where its keys are) are open to root with
+/// `CAP_SYS_PTRACE` only, and no core file holds its memory. Its `cmdline` stays readable to
+/// everyone, which is why an `--api-key` value is masked there. Children get their own
+/// dumpable state back when they `exec`.
+pub fn harden_process() {
+    // SAFETY: `prctl` with integer arguments only.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+}
+
 /// The kernel's Landlock ABI version, or why there is none.
 pub fn landlock_abi() -> Result<i32, String> {
     // SAFETY: with a null attribute, size 0 and the VERSION flag the call only returns a number.
@@ -364,14 +376,11 @@ impl Drop for Sandbox {
 
 /// Creates `<tmp>/rho-sandbox-<16 hex>` with mode 0700.
 fn create_private_dir() -> io::Result<PathBuf> {
-    use std::hash::{BuildHasher, Hasher};
     use std::os::unix::fs::DirBuilderExt;
     let mut attempt = 0u64;
     loop {
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_u64(attempt);
-        hasher.write_u32(std::process::id());
-        let dir = std::env::temp_dir().join(format!("rho-sandbox-{:016x}", hasher.finish()));
+        let name = format!("rho-sandbox-{:016x}", rho_stdx::random::u64(attempt));
+        let dir = std::env::temp_dir().join(name);
         match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
             Ok(()) => return Ok(dir),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 16 => attempt += 1,

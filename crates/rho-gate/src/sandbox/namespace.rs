@@ -168,6 +168,11 @@ impl MountPlan {
         // SAFETY: every call below is a plain syscall on NUL-terminated strings and structs
         // owned by `self`, which outlives the calls.
         unsafe {
+            if self.uid_map.is_some() {
+                // rho is not dumpable (`harden_process`), which makes `/proc/self/*` root's
+                // and the maps below unwritable; the child is about to `exec` anyway.
+                check(libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0))?;
+            }
             check(libc::unshare(self.unshare_flags))?;
             if let (Some(uid_map), Some(gid_map)) = (&self.uid_map, &self.gid_map) {
                 write_file(c"/proc/self/setgroups", b"deny")?;

@@ -300,13 +300,14 @@ fn load(
     range: Option<(usize, Option<usize>)>,
     cancel: &CancellationToken,
 ) -> Result<Loaded, ToolError> {
-    let file = match &gate {
-        Some(gate) => gate.open_for_read(NAME, path).map_err(|e| match e {
-            GuardedOpenError::Refused(refusal) => ToolError::new(refusal.to_string()),
-            GuardedOpenError::Io(e) => access_error(&e, path),
-        })?,
-        None => std::fs::File::open(path).map_err(|e| access_error(&e, path))?,
+    let opened = match &gate {
+        Some(gate) => gate.open_for_read(NAME, path),
+        None => rho_gate::open_regular(path, libc::O_RDONLY),
     };
+    let file = opened.map_err(|e| match e {
+        GuardedOpenError::Refused(refusal) => ToolError::new(refusal.to_string()),
+        GuardedOpenError::Io(e) => access_error(&e, path),
+    })?;
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     let mut file = file;
     (&mut file)

@@ -22,22 +22,32 @@ const NAME: &str = "write";
 /// The description sent to the model (Pi 0.73.1, verbatim).
 const DESCRIPTION: &str = "Write content to a file. Creates the file if it doesn't exist, overwrites if it does. Automatically creates parent directories.";
 
-/// Writes `bytes` to `absolute` opened through the gate (no symlink followed out of the roots).
+/// Writes `bytes` to `absolute`: through the gate when there is one (missing parents made
+/// and the file opened without following a symlink out of the roots, a hard-linked file
+/// replaced rather than changed in place), else directly; a FIFO or device is refused either
+/// way.
 pub(crate) fn write_guarded(
-    gate: &rho_gate::GatePolicy,
+    gate: Option<&rho_gate::GatePolicy>,
     tool: &str,
     absolute: &Path,
     bytes: &[u8],
 ) -> Result<(), ToolError> {
-    use std::io::Write;
-    let mut file = gate
-        .open_for_write(tool, absolute, true)
-        .map_err(|error| match error {
-            rho_gate::GuardedOpenError::Refused(refusal) => ToolError::new(refusal.to_string()),
-            rho_gate::GuardedOpenError::Io(e) => node_error(&e, "open", Some(absolute)),
-        })?;
-    file.write_all(bytes)
-        .map_err(|e| node_error(&e, "write", Some(absolute)))
+    let written = match gate {
+        Some(gate) => gate.write_file(tool, absolute, bytes),
+        None => {
+            if let Some(dir) = absolute.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| node_error(&e, "mkdir", Some(dir)))?;
+            }
+            rho_gate::write_regular(absolute, bytes)
+        }
+    };
+    written.map_err(|error| match error {
+        rho_gate::GuardedOpenError::Refused(refusal) => ToolError::new(refusal.to_string()),
+        rho_gate::GuardedOpenError::Io(e) if e.kind() == ErrorKind::NotFound => {
+            node_error(&e, "mkdir", absolute.parent())
+        }
+        rho_gate::GuardedOpenError::Io(e) => node_error(&e, "open", Some(absolute)),
+    })
 }
 
 /// The error text of an aborted call.
@@ -110,17 +120,10 @@ impl WriteTool {
         // Runs to completion even when cancelled, so the lock is held for as long as the file
         // is being written; the cancellation checks sit where Pi checks its signal.
         let outcome = tokio::task::spawn_blocking(move || {
-            if let Some(dir) = absolute.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| node_error(&e, "mkdir", Some(dir)))?;
-            }
             if token.is_cancelled() {
                 return Ok(());
             }
-            match &gate {
-                Some(gate) => write_guarded(gate, NAME, &absolute, &bytes),
-                None => std::fs::write(&absolute, &bytes)
-                    .map_err(|e| node_error(&e, "open", Some(&absolute))),
-            }
+            write_guarded(gate.as_deref(), NAME, &absolute, &bytes)
         })
         .await
         .map_err(|e| ToolError::new(e.to_string()))?;

@@ -213,10 +213,17 @@ fn shell_program() -> &'static str {
     }
 }
 
+/// Saves a user command's whole output where the `bash` tool saves its own: a private file
+/// in rho's output directory, at most 64 MiB of it.
 fn save_full_output(text: &str) -> std::io::Result<PathBuf> {
-    let id = uuid::Uuid::now_v7().simple().to_string();
-    let path = std::env::temp_dir().join(format!("rho-bash-{}.log", &id[16..]));
-    std::fs::write(&path, text)?;
+    use std::io::Write;
+    let (path, mut file) = rho_gate::create_output_file("rho-bash")?;
+    let cap = usize::try_from(rho_gate::MAX_OUTPUT_FILE_BYTES).unwrap_or(usize::MAX);
+    let mut end = text.len().min(cap);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    file.write_all(&text.as_bytes()[..end])?;
     Ok(path)
 }
 

@@ -139,7 +139,8 @@ fn normalise_text(text: &str, workspaces: &str) -> String {
         c.is_ascii_alphanumeric() || c == '_'
     });
     let text = replace_runs(&text, "/tmp/pi-bash-", "<full output>", |c| c != ']');
-    replace_runs(&text, "/tmp/rho-bash-", "<full output>", |c| c != ']')
+    // rho's full-output files are in a private directory of its own (`/tmp/rho-<uid>/`).
+    replace_runs(&text, "/tmp/rho-", "<full output>", |c| c != ']')
 }
 
 /// Replaces each `prefix` and the run of characters after it that `in_run` accepts by `by`.
@@ -207,7 +208,7 @@ fn a_difference_is_found_and_what_differs_by_design_is_not() {
     });
     let rho: Value = serde_json::json!({
         "messages": [{"content": "You are a coding assistant running inside rho, a harness.\n\n<cwd>\n/out/ws-cd34\n</cwd>"},
-                     {"tool_call_id": "call_bb22", "content": "x [Full output: /tmp/rho-bash-9e.log]"}],
+                     {"tool_call_id": "call_bb22", "content": "x [Full output: /tmp/rho-0/rho-bash-9e.log]"}],
         "prompt_cache_key": "r2", "stream": true
     });
     let mut found = Vec::new();

@@ -54,7 +54,17 @@ pub(super) struct OutputAccumulator {
     total_lines: usize,
     current_line_bytes: usize,
     saved: Saved,
+    /// Bytes written to the file so far (at most [`MAX_SAVED_BYTES`]).
+    saved_bytes: u64,
+    /// Whether the output outgrew the file's cap (the notice is written once).
+    save_cut: bool,
 }
+
+/// The most bytes of one output kept in its file.
+const MAX_SAVED_BYTES: u64 = rho_gate::MAX_OUTPUT_FILE_BYTES;
+
+/// Ends a file whose output went on past [`MAX_SAVED_BYTES`].
+const SAVE_CUT_NOTICE: &str = "\n\n[rho: the output went on past 64 MiB; the rest was not saved]\n";
 
 impl OutputAccumulator {
     /// An empty accumulator with the default limits; temp files are named `<prefix>-<hex>.log`.
@@ -75,6 +85,8 @@ impl OutputAccumulator {
             total_lines: 0,
             current_line_bytes: 0,
             saved: Saved::Memory(Vec::new()),
+            saved_bytes: 0,
+            save_cut: false,
         }
     }
 
@@ -87,7 +99,17 @@ impl OutputAccumulator {
             self.ensure_temp_file().await?;
         }
         match &mut self.saved {
-            Saved::File(_, file) => file.write_all(data).await,
+            Saved::File(_, file) => {
+                let room = MAX_SAVED_BYTES.saturating_sub(self.saved_bytes);
+                let kept = &data[..data.len().min(usize::try_from(room).unwrap_or(usize::MAX))];
+                self.saved_bytes += kept.len() as u64;
+                file.write_all(kept).await?;
+                if kept.len() < data.len() && !self.save_cut {
+                    self.save_cut = true;
+                    file.write_all(SAVE_CUT_NOTICE.as_bytes()).await?;
+                }
+                Ok(())
+            }
             Saved::Memory(chunks) => {
                 if !data.is_empty() {
                     chunks.push(data.to_vec());
@@ -312,6 +334,7 @@ impl OutputAccumulator {
         let (path, mut file) = create_temp_file(self.temp_prefix).await?;
         for chunk in &chunks {
             file.write_all(chunk).await?;
+            self.saved_bytes += chunk.len() as u64;
         }
         self.saved = Saved::File(path, file);
         Ok(())
@@ -353,35 +376,11 @@ fn decode_streamed(bytes: &[u8]) -> String {
     decode_whole(&bytes[..end])
 }
 
-/// Creates `<tmpdir>/<prefix>-<16 hex>.log`, never reusing an existing file.
-async fn create_temp_file(prefix: &str) -> std::io::Result<(PathBuf, File)> {
-    let mut attempt = 0u64;
-    loop {
-        let path = std::env::temp_dir().join(format!("{prefix}-{:016x}.log", random_u64(attempt)));
-        match tokio::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .await
-        {
-            Ok(file) => return Ok((path, file)),
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => {
-                attempt += 1;
-            }
-            Err(error) => return Err(error),
-        }
-    }
-}
-
-/// 64 unpredictable bits from the standard library's randomly keyed hasher (no RNG crate needed;
-/// uniqueness is what matters, and `create_new` guards against collisions).
-fn random_u64(salt: u64) -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u64(salt);
-    hasher.write_u32(std::process::id());
-    if let Ok(elapsed) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
-        hasher.write_u128(elapsed.as_nanos());
-    }
-    hasher.finish()
+/// Creates `<prefix>-<16 hex>.log` in rho's private output directory (0600 in a 0700
+/// directory of this user's: `rho_gate::create_output_file`).
+async fn create_temp_file(prefix: &'static str) -> std::io::Result<(PathBuf, File)> {
+    let (path, file) = tokio::task::spawn_blocking(move || rho_gate::create_output_file(prefix))
+        .await
+        .map_err(std::io::Error::other)??;
+    Ok((path, File::from_std(file)))
 }

@@ -5,13 +5,13 @@ pub mod apply;
 pub mod diff;
 pub mod patch;
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use rho_agent::{AgentTool, ToolError, ToolOutput, ToolUpdates};
-use rho_gate::{Access, GatePolicy};
+use rho_gate::{GatePolicy, GuardedOpenError};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -253,12 +253,7 @@ fn edit_on_disk(
         return Err(ToolError::new(ABORTED));
     }
     let written = format!("{bom}{}", restore_line_endings(&applied.new, ending));
-    match gate {
-        Some(gate) => write_guarded(gate, NAME, absolute, written.as_bytes())?,
-        None => std::fs::File::create(absolute)
-            .and_then(|mut file| file.write_all(written.as_bytes()))
-            .map_err(|e| node_error(&e, "open", Some(absolute)))?,
-    }
+    write_guarded(gate, NAME, absolute, written.as_bytes())?;
 
     let diff = diff_text(&applied.base, &applied.new, CONTEXT_LINES);
     let mut details = Map::new();
@@ -300,15 +295,14 @@ fn read_for_edit(
         ));
     }
     // Opening for reading and writing (without truncating) is the access check.
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(absolute)
-        .map_err(|e| cannot_edit(&e))?;
-    if let Some(gate) = gate {
-        gate.verify_opened(NAME, Access::Write, &file)
-            .map_err(|refusal| ToolError::new(refusal.to_string()))?;
-    }
+    let opened = match gate {
+        Some(gate) => gate.open_for_edit(NAME, absolute),
+        None => rho_gate::open_regular(absolute, libc::O_RDWR),
+    };
+    let mut file = opened.map_err(|error| match error {
+        GuardedOpenError::Refused(refusal) => ToolError::new(refusal.to_string()),
+        GuardedOpenError::Io(e) => cannot_edit(&e),
+    })?;
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)
         .map_err(|e| node_error(&e, "read", None))?;

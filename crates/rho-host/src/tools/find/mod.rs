@@ -153,7 +153,10 @@ fn run(
     let guarded = gate
         .map(|gate| GuardedDir::open(gate, NAME, root, not_a_dir))
         .transpose()?;
-    let mut found = walk::walk(root, &matcher, max, cancel)?;
+    let mut found = match gate {
+        Some(gate) => gate.confined_walk(root, || walk::walk(root, &matcher, max, cancel))?,
+        None => walk::walk(root, &matcher, max, cancel)?,
+    };
     if let (Some(guarded), Some(gate)) = (&guarded, gate) {
         guarded.recheck(gate, NAME)?;
     }

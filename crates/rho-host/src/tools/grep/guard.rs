@@ -14,7 +14,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use rho_agent::ToolError;
-use rho_gate::{Access, GatePolicy, GuardedOpenError};
+use rho_gate::{Access, GatePolicy, GuardedOpenError, SearchOpen, SecretInodes};
 
 /// The tool these checks speak for, in their refusals.
 pub(super) const NAME: &str = "grep";
@@ -69,32 +69,38 @@ impl GuardedDir {
     }
 }
 
+/// What `grep` may do with one file of its walk.
+pub(crate) enum Searchable {
+    /// Search this open file.
+    File(File),
+    /// A secret file: never read, only counted.
+    Secret,
+}
+
 /// Opens a file `grep` reads through the gate, so a file swapped for a symlink pointing out
-/// (or to a secret under another name) is refused before a byte is read.
-///
-/// A file whose own name is a secret is read (inside the roots only): the gate's after-hook
-/// withholds its lines by that name and tells the model how many, which is more useful than
-/// failing the whole search. A file named explicitly as a secret never gets here: preflight
-/// refuses it.
+/// (or to a secret under another name) is refused before a byte is read, and a secret — by the
+/// name the walk found it under, by where it really is, or as a hard link of one — is skipped
+/// unread. Without a gate the file is still opened without blocking (a FIFO would hang).
 pub(crate) fn open_file(
-    gate: Option<&GatePolicy>,
+    gate: Option<(&GatePolicy, &SecretInodes)>,
     tool: &str,
     path: &Path,
-) -> Result<File, String> {
-    let io_error = |error: std::io::Error| format!("{}: {error}", path.display());
-    let Some(gate) = gate else {
-        return File::open(path).map_err(io_error);
-    };
-    if gate.secrets().denied_by(path).is_some() {
-        let file = File::open(path).map_err(io_error)?;
-        gate.verify_opened_in_roots(Access::Read, &file)
-            .map_err(|refusal| refusal.to_string())?;
-        return Ok(file);
-    }
-    gate.open_for_read(tool, path).map_err(|error| match error {
+) -> Result<Searchable, String> {
+    let message = |error: GuardedOpenError| match error {
         GuardedOpenError::Refused(refusal) => refusal.to_string(),
-        GuardedOpenError::Io(error) => io_error(error),
-    })
+        GuardedOpenError::Io(error) => format!("{}: {error}", path.display()),
+    };
+    match gate {
+        None => rho_gate::open_regular(path, libc::O_RDONLY)
+            .map(Searchable::File)
+            .map_err(message),
+        Some((gate, secrets)) => {
+            match gate.open_for_search(tool, path, secrets).map_err(message)? {
+                SearchOpen::File(file) => Ok(Searchable::File(file)),
+                SearchOpen::Secret => Ok(Searchable::Secret),
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -172,39 +178,68 @@ mod tests {
         assert_eq!(names, ["inner.txt"]);
     }
 
+    /// `open_file`'s outcome as text: the error, `secret`, or `file`.
+    fn opened(gate: Option<&GatePolicy>, path: &Path) -> String {
+        let secrets = gate.map(GatePolicy::secret_inodes).unwrap_or_default();
+        match open_file(gate.map(|gate| (gate, &secrets)), "grep", path) {
+            Ok(Searchable::File(_)) => "file".to_owned(),
+            Ok(Searchable::Secret) => "secret".to_owned(),
+            Err(message) => message,
+        }
+    }
+
     #[test]
     fn a_file_that_leads_out_is_refused_before_it_is_read() {
         let (_dir, base, policy) = world();
         let link = base.join("p/d/link.txt");
         symlink(base.join("out/secret.txt"), &link).unwrap();
         assert_eq!(
-            open_file(Some(&policy), "grep", &link).unwrap_err(),
+            opened(Some(&policy), &link),
             format!(
                 "Path {} is outside the allowed directories: {}. Use --allow-dir to allow it.",
                 base.join("out/secret.txt").display(),
                 base.join("p").display()
             )
         );
-        assert!(open_file(None, "grep", &link).is_ok());
+        assert_eq!(opened(None, &link), "file");
     }
 
     #[test]
-    fn a_file_leading_to_a_secret_under_another_name_is_refused_and_a_secret_name_must_stay_inside()
-    {
+    fn a_secret_by_its_name_by_where_it_leads_or_by_its_inode_is_skipped_unread() {
         let (_dir, base, policy) = world();
         std::fs::write(base.join("p/.env"), "KEY=1").unwrap();
         symlink(base.join("p/.env"), base.join("p/d/notes.txt")).unwrap();
-        let refused = open_file(Some(&policy), "grep", &base.join("p/d/notes.txt"));
-        assert!(refused.unwrap_err().contains("is a secret file"));
-        // Named a secret itself: read (its lines are withheld by name), but never outside.
-        assert!(open_file(Some(&policy), "grep", &base.join("p/.env")).is_ok());
+        assert_eq!(opened(Some(&policy), &base.join("p/d/notes.txt")), "secret");
+        assert_eq!(opened(Some(&policy), &base.join("p/.env")), "secret");
+        // Named a secret and leading out: skipped unread all the same.
         symlink(base.join("out/secret.txt"), base.join("p/d/.env.local")).unwrap();
-        let outside = open_file(Some(&policy), "grep", &base.join("p/d/.env.local"));
-        assert!(
-            outside
-                .unwrap_err()
-                .contains("is outside the allowed directories")
+        assert_eq!(
+            opened(Some(&policy), &base.join("p/d/.env.local")),
+            "secret"
         );
+        // A hard link of one of rho's credential files under an innocent name.
+        std::fs::create_dir(base.join("home")).unwrap();
+        std::fs::write(base.join("home/auth.json"), "{}").unwrap();
+        std::fs::hard_link(base.join("home/auth.json"), base.join("p/d/copy.txt")).unwrap();
+        let policy = policy.with_rho_home(base.join("home"));
+        assert_eq!(opened(Some(&policy), &base.join("p/d/copy.txt")), "secret");
+    }
+
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let (_dir, base, policy) = world();
+        let fifo = base.join("p/d/pipe");
+        let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        for gate in [Some(&policy), None] {
+            assert_eq!(
+                opened(gate, &fifo),
+                format!(
+                    "Path {} is a FIFO (named pipe), not a regular file; the file tools only read and write regular files.",
+                    fifo.display()
+                )
+            );
+        }
     }
 
     #[test]

@@ -196,15 +196,34 @@ fn run(
         }
         _ => None,
     };
-    let outcome = search::search(request, cancel).map_err(|e| match e {
+    // Taken now: the confined walk cannot look at the secrets outside the roots itself.
+    let secrets = gate.map(GatePolicy::secret_inodes).unwrap_or_default();
+    let search = || search::search(request, &secrets, cancel);
+    let searched = match (&guarded, gate) {
+        (Some(_), Some(gate)) => gate.confined_walk(&request.root, search),
+        _ => search(),
+    };
+    let outcome = searched.map_err(|e| match e {
         SearchError::Aborted => ToolError::new(ABORTED),
         SearchError::Failed(message) => ToolError::new(message),
     })?;
     if let (Some(guarded), Some(gate)) = (&guarded, gate) {
         guarded.recheck(gate, NAME)?;
     }
+    let secrets_notice = (outcome.secrets_skipped > 0).then(|| {
+        format!(
+            "{} secret file(s) not searched: rho's gate never reads them",
+            outcome.secrets_skipped
+        )
+    });
     if outcome.match_count == 0 {
-        return Ok(ToolOutput::text("No matches found"));
+        return Ok(match secrets_notice {
+            None => ToolOutput::text("No matches found"),
+            Some(notice) => ToolOutput {
+                details: Some(serde_json::json!({"secretFilesSkipped": outcome.secrets_skipped})),
+                ..ToolOutput::text(format!("No matches found\n\n[{notice}]"))
+            },
+        });
     }
     let mut formatter = Formatter {
         root: &request.root,
@@ -229,7 +248,19 @@ fn run(
         );
         ("linesTruncated", notice)
     });
-    let listing = finish(&lines, limit_notice, lines_notice);
+    let mut listing = finish(&lines, limit_notice, lines_notice);
+    if let Some(notice) = secrets_notice {
+        listing.text.push_str(&format!("\n\n[{notice}]"));
+        let details = listing
+            .details
+            .get_or_insert_with(|| Value::Object(Default::default()));
+        if let Value::Object(map) = details {
+            map.insert(
+                "secretFilesSkipped".to_owned(),
+                Value::from(outcome.secrets_skipped),
+            );
+        }
+    }
     Ok(ToolOutput {
         details: listing.details,
         ..ToolOutput::text(listing.text)

@@ -17,8 +17,10 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
-use rho_gate::GatePolicy;
+use rho_gate::{GatePolicy, SecretInodes};
 use tokio_util::sync::CancellationToken;
+
+use super::guard::Searchable;
 
 /// How often the collector looks at the cancellation token while waiting for results.
 const CANCEL_POLL: Duration = Duration::from_millis(20);
@@ -69,6 +71,8 @@ pub(crate) struct SearchOutcome {
     pub match_count: usize,
     /// Whether a further match exists beyond the limit.
     pub limit_reached: bool,
+    /// Secret files the walk found and did not read.
+    pub secrets_skipped: usize,
 }
 
 /// Why a search produced no outcome.
@@ -89,7 +93,12 @@ enum FileResult {
     Matches(PathBuf, Vec<Line>),
     /// rg's message for a file or directory it could not read.
     Error(String),
+    /// A secret file, skipped unread.
+    Secret,
 }
+
+/// The gate every file is opened through, with the secret files' inodes taken before the walk.
+type FileGate<'a> = Option<(&'a GatePolicy, &'a SecretInodes)>;
 
 /// One file for a worker: its walk index, path, and whether it was named explicitly.
 type Job = (usize, PathBuf, bool);
@@ -97,6 +106,7 @@ type Job = (usize, PathBuf, bool);
 /// Runs the search on the calling thread plus a walker and worker threads.
 pub(crate) fn search(
     request: &SearchRequest,
+    secrets: &SecretInodes,
     cancel: &CancellationToken,
 ) -> Result<SearchOutcome, SearchError> {
     let matcher = build_matcher(request)?;
@@ -113,7 +123,8 @@ pub(crate) fn search(
             let (jobs, results, matcher) = (job_rx.clone(), result_tx.clone(), matcher.clone());
             // One match past the limit proves that more exist.
             let cap = request.limit.saturating_add(1);
-            let (gate, context) = (request.gate.as_deref(), request.context);
+            let gate = request.gate.as_deref().map(|gate| (gate, secrets));
+            let context = request.context;
             scope.spawn(move || {
                 search_files(&matcher, &jobs, &results, (cap, context), stop_ref, gate);
             });
@@ -205,7 +216,7 @@ fn search_files(
     results: &Sender<(usize, FileResult)>,
     (cap, context): (usize, usize),
     stop: &AtomicBool,
-    gate: Option<&GatePolicy>,
+    gate: FileGate<'_>,
 ) {
     let mut implicit = searcher(BinaryDetection::quit(b'\0'), context);
     let mut explicit = searcher(BinaryDetection::convert(b'\0'), context);
@@ -249,10 +260,11 @@ fn search_file(
     cap: usize,
     stop: &AtomicBool,
     whole: bool,
-    gate: Option<&GatePolicy>,
+    gate: FileGate<'_>,
 ) -> FileResult {
     let mut file = match super::guard::open_file(gate, super::guard::NAME, path) {
-        Ok(file) => file,
+        Ok(Searchable::File(file)) => file,
+        Ok(Searchable::Secret) => return FileResult::Secret,
         Err(message) => return FileResult::Error(message),
     };
     let mut sink = Collect {
@@ -329,6 +341,10 @@ fn collect(
                     errors.push(message);
                     continue;
                 }
+                FileResult::Secret => {
+                    shown.secrets_skipped += 1;
+                    continue;
+                }
                 FileResult::Matches(path, lines) => (path, lines),
             };
             for (line_number, bytes, is_match) in lines {
@@ -364,6 +380,8 @@ struct Shown {
     last_file: Option<PathBuf>,
     /// A further match was seen.
     limit_reached: bool,
+    /// Secret files skipped so far.
+    secrets_skipped: usize,
 }
 
 impl Shown {
@@ -377,6 +395,7 @@ impl Shown {
             trailing_context_end: 0,
             last_file: None,
             limit_reached: false,
+            secrets_skipped: 0,
         }
     }
 
@@ -422,6 +441,7 @@ impl Shown {
             lines: self.lines,
             match_count: self.match_count,
             limit_reached: self.limit_reached,
+            secrets_skipped: self.secrets_skipped,
         }
     }
 }
