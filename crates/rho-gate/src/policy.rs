@@ -256,16 +256,9 @@ impl GatePolicy {
         self.roots.iter().any(|root| real.starts_with(root))
     }
 
-    /// The rules' decision on a bash command. In `full` mode a command that cannot be parsed
-    /// is allowed (there is no sandbox to fall back on either way; explicit rules still apply).
+    /// The rules' decision on a bash command.
     pub fn check_command(&self, command: &str) -> CommandDecision {
-        let decision = self.rules.decide(command);
-        match decision {
-            CommandDecision::Unparsed { .. } if self.mode == PermissionMode::Full => {
-                CommandDecision::Allow
-            }
-            other => other,
-        }
+        self.rules.decide(command)
     }
 }
 

@@ -109,7 +109,7 @@ impl fmt::Display for Refusal {
             }
             Refusal::CommandNeedsApproval { part, why } => write!(
                 f,
-                "Command \"{part}\" needs approval ({why}), and rho is running non-interactively, so it was refused. To allow it, add an allow rule for it to .rho/rules.toml or RHO_HOME/rules.toml."
+                "Command \"{part}\" needs approval ({why}), and rho is running non-interactively, so it was refused. To allow it, add an allow rule for it to RHO_HOME/rules.toml (a project's own rules file cannot allow)."
             ),
         }
     }

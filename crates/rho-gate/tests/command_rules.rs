@@ -3,15 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use rho_gate::command::{RuleRef, SplitError, split_command};
+use rho_gate::command::{RuleRef, Word, simple_commands};
 use rho_gate::{CommandDecision, CommandRules, RulesError};
-
-fn words(parts: &[&[&str]]) -> Vec<Vec<String>> {
-    parts
-        .iter()
-        .map(|p| p.iter().map(|w| (*w).to_owned()).collect())
-        .collect()
-}
 
 const RULES: &str = r#"
 [[rule]]
@@ -43,49 +36,45 @@ fn rule_ref(index: usize, prefix: &str) -> RuleRef {
     }
 }
 
+fn literal_words(command: &str) -> Vec<Vec<String>> {
+    simple_commands(command)
+        .unwrap()
+        .iter()
+        .map(|part| part.iter().map(|w| w.text().to_owned()).collect())
+        .collect()
+}
+
 #[test]
-fn a_command_is_split_on_every_operator_and_substitution() {
-    let split = split_command(
-        "a 1 && b 2 || c; d | e & f\ng (h; i) $(j k) `l` \"m $(n)\" <(o) 2>/dev/null",
-    )
-    .unwrap();
-    assert_eq!(
-        split,
-        words(&[
-            &["a", "1"],
-            &["b", "2"],
-            &["c"],
-            &["d"],
-            &["e"],
-            &["f"],
-            &["g"],
-            &["h"],
-            &["i"],
-            &["j", "k"],
-            &["l"],
-            &["n"],
-            &["o"],
-            &["$(…)", "`…`", "m $(…)"],
-        ])
+fn a_command_is_read_into_every_simple_command_it_runs() {
+    let parts = literal_words(
+        "a 1 && b 2 || c; d | e & f\ng; (h; i); echo $(j k) `l` \"m $(n)\" <(o) 2>/dev/null",
     );
+    for part in [
+        "a 1", "b 2", "c", "d", "e", "f", "g", "h", "i", "j k", "l", "n", "o",
+    ] {
+        let words: Vec<String> = part.split(' ').map(str::to_owned).collect();
+        assert!(parts.contains(&words), "{part}: {parts:?}");
+    }
 }
 
 #[test]
 fn quotes_and_escapes_are_removed_from_words() {
+    let parts = simple_commands(r#"git 'pu'"sh" \o\r\i\g\i\n # comment"#).unwrap();
     assert_eq!(
-        split_command(r#"git 'pu'"sh" \o\r\i\g\i\n # comment"#).unwrap(),
-        words(&[&["git", "push", "origin"]])
+        parts,
+        [vec![
+            Word::Lit("git".into()),
+            Word::Lit("push".into()),
+            Word::Lit("origin".into())
+        ]]
     );
 }
 
 #[test]
-fn unbalanced_input_is_an_error() {
-    assert_eq!(split_command("echo 'x"), Err(SplitError::UnbalancedQuote));
-    assert_eq!(split_command("echo \"x"), Err(SplitError::UnbalancedQuote));
-    assert_eq!(split_command("echo $(x"), Err(SplitError::Unbalanced));
-    assert_eq!(split_command("echo x)"), Err(SplitError::Unbalanced));
-    assert_eq!(split_command("echo `x"), Err(SplitError::Unbalanced));
-    assert_eq!(split_command(&"(".repeat(100)), Err(SplitError::TooDeep));
+fn input_that_cannot_be_read_is_an_error() {
+    for command in ["echo 'x", "echo \"x", "echo $(x", "echo x)", "echo `x"] {
+        assert!(simple_commands(command).is_err(), "{command}");
+    }
 }
 
 #[test]
@@ -114,10 +103,9 @@ fn a_denied_command_hidden_in_a_compound_is_denied() {
     }
 }
 
-/// The simple command of the corpus that contains `push`, as the splitter yields it.
+/// The simple command of the corpus that contains `push`, as written.
 fn command_part(command: &str) -> String {
-    split_command(command)
-        .unwrap()
+    literal_words(command)
         .into_iter()
         .find(|part| part.iter().any(|w| w == "push"))
         .unwrap()
@@ -146,12 +134,17 @@ fn ask_applies_unless_a_longer_allow_prefix_matches_and_deny_wins_over_all() {
 }
 
 #[test]
-fn an_unparseable_command_needs_approval() {
+fn an_unparseable_command_needs_approval_only_when_a_rule_could_match_it() {
+    let decision = rules().decide("git push 'oops");
+    assert!(
+        matches!(&decision, CommandDecision::Unparsed { reason } if reason.starts_with("it cannot be parsed: ")),
+        "{decision:?}"
+    );
+    // No deny or ask rule is about `echo`: the sandbox is the boundary, not the rules.
+    assert_eq!(rules().decide("echo 'oops"), CommandDecision::Allow);
     assert_eq!(
-        rules().decide("echo 'oops"),
-        CommandDecision::Unparsed {
-            reason: "it cannot be parsed: unbalanced quote".into()
-        }
+        CommandRules::default().decide("git push 'oops"),
+        CommandDecision::Allow
     );
 }
 
@@ -250,5 +243,120 @@ fn rules_load_from_rho_home_and_the_project_and_missing_files_are_skipped() {
     assert!(matches!(
         rules.decide("git push"),
         CommandDecision::Deny { .. }
+    ));
+}
+
+/// The red team's route: a `deny` of `rm -rf` and thirty ways of spelling it. Every spelling
+/// the shell runs as `rm` with `-r` and `-f` is refused (denied, or asked about when a word is
+/// only known at run time); what deletes without running `rm` at all is not a spelling of it,
+/// and the rules say nothing about it — the sandbox is the boundary.
+#[test]
+fn a_deny_of_rm_rf_holds_against_every_spelling_of_rm_rf() {
+    let rules = CommandRules::parse(
+        "[[rule]]\ndecision = \"deny\"\nprefix = \"rm -rf\"\n",
+        Path::new("r.toml"),
+    )
+    .unwrap();
+    let refused = [
+        "rm -rf x",
+        "rm -fr x",
+        "rm -r -f x",
+        "rm -f -r x",
+        "rm --recursive --force x",
+        "rm --force --recursive x",
+        "rm -Rf x",
+        "rm -rfv x",
+        "rm x -rf",
+        "/bin/rm -rf x",
+        "\\rm -rf x",
+        "'rm' -rf x",
+        "\"rm\" -rf x",
+        "$'rm' -rf x",
+        "r\\m -rf x",
+        "env -i rm -rf x",
+        "env FOO=1 rm -rf x",
+        "sudo rm -rf x",
+        "sudo -u root rm -rf x",
+        "nice -n 5 rm -rf x",
+        "timeout 5 rm -rf x",
+        "command rm -rf x",
+        "exec rm -rf x",
+        "xargs rm -rf < list",
+        "bash -c 'rm -rf x'",
+        "sh -c \"cd / && rm -rf x\"",
+        "eval rm -rf x",
+        "find . -exec rm -rf {} \\;",
+        "echo $(rm -rf x)",
+        "true && { rm -rf x; }",
+        "$RM -rf x",
+        "rm $FLAGS x",
+        "bash -c \"$SCRIPT\"",
+    ];
+    for command in refused {
+        let decision = rules.decide(command);
+        assert!(
+            matches!(
+                decision,
+                CommandDecision::Deny { .. }
+                    | CommandDecision::Unknown { .. }
+                    | CommandDecision::Unparsed { .. }
+            ),
+            "{command}: {decision:?}"
+        );
+    }
+    for command in [
+        "rm -r x",
+        "rm -f x",
+        "find . -delete",
+        "python3 -c 'import shutil; shutil.rmtree(\"x\")'",
+    ] {
+        assert_eq!(rules.decide(command), CommandDecision::Allow, "{command}");
+    }
+}
+
+#[test]
+fn an_exact_command_rule_allows_that_command_and_nothing_longer() {
+    let text = "[[rule]]\ndecision = \"ask\"\nprefix = \"git push\"\n\n[[rule]]\ndecision = \"allow\"\ncommand = \"git push origin main\"\n";
+    let rules = CommandRules::parse(text, Path::new("r.toml")).unwrap();
+    assert_eq!(rules.decide("git push origin main"), CommandDecision::Allow);
+    assert_eq!(
+        rules.decide("cd a && git push origin main"),
+        CommandDecision::Allow
+    );
+    for command in ["git push origin main --force", "git push -f origin main"] {
+        assert!(
+            matches!(rules.decide(command), CommandDecision::Ask { .. }),
+            "{command}"
+        );
+    }
+}
+
+#[test]
+fn a_rule_has_a_prefix_or_a_command_of_literal_words() {
+    let both = "[[rule]]\ndecision = \"deny\"\nprefix = \"a\"\ncommand = \"a b\"\n";
+    assert_eq!(
+        CommandRules::parse(both, Path::new("r.toml"))
+            .unwrap_err()
+            .to_string(),
+        "Invalid rule in r.toml, rule 1 (\"a\"): a rule has either a prefix or a command"
+    );
+    let dynamic = "[[rule]]\ndecision = \"deny\"\nprefix = \"rm $X\"\n";
+    assert_eq!(
+        CommandRules::parse(dynamic, Path::new("r.toml"))
+            .unwrap_err()
+            .to_string(),
+        "Invalid rule in r.toml, rule 1 (\"rm $X\"): the prefix must be literal words (no expansions, globs or substitutions)"
+    );
+}
+
+#[test]
+fn an_allow_prefix_allows_only_what_it_says_word_for_word() {
+    let text = "[[rule]]\ndecision = \"ask\"\nprefix = \"git\"\n\n[[rule]]\ndecision = \"allow\"\nprefix = \"git status\"\n";
+    let rules = CommandRules::parse(text, Path::new("r.toml")).unwrap();
+    assert_eq!(rules.decide("git status --short"), CommandDecision::Allow);
+    // Same flags as a deny would read them, but an allow matches words as written.
+    assert!(matches!(
+        rules.decide("git --no-pager status"),
+        CommandDecision::Ask { .. }
     ));
 }

@@ -98,6 +98,12 @@ impl Gate {
                 });
             }
             CommandDecision::Ask { part, rule } => (part, format!("ask rule in {rule}")),
+            CommandDecision::Unknown { part, rule } => {
+                let why = format!(
+                    "some of its words are only known when it runs, and the rule in {rule} could match it"
+                );
+                (part, why)
+            }
             CommandDecision::Unparsed { reason } => (command.to_owned(), reason),
         };
         match &self.approver {

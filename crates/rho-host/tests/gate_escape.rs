@@ -77,8 +77,16 @@ async fn bash_commands_hiding_a_denied_or_unparseable_part_are_refused() {
         ),
         ("ls | (cd sub; git push)", "Command \"git push\" is denied"),
         (
-            "echo 'unbalanced",
-            "needs approval (it cannot be parsed: unbalanced quote), and rho is running non-interactively",
+            "git push 'unbalanced",
+            "needs approval (it cannot be parsed: unexpected \" 'unbalanced\" at line 1, column 9), and rho is running non-interactively",
+        ),
+        (
+            "bash -c 'cd sub && git push origin'",
+            "Command \"bash -c cd sub && git push origin\" is denied",
+        ),
+        (
+            "$GIT push",
+            "needs approval (some of its words are only known when it runs, and the rule in rules.toml, rule 1 (\"git push\") could match it)",
         ),
     ] {
         let before = w.outside_snapshot();
@@ -342,6 +350,6 @@ async fn an_approver_decides_ask_commands_but_never_denied_ones() {
             .await
             .unwrap_err()
             .to_string(),
-        "Command \"rm -rf build\" needs approval (ask rule in r.toml, rule 1 (\"rm -rf\")), and rho is running non-interactively, so it was refused. To allow it, add an allow rule for it to .rho/rules.toml or RHO_HOME/rules.toml."
+        "Command \"rm -rf build\" needs approval (ask rule in r.toml, rule 1 (\"rm -rf\")), and rho is running non-interactively, so it was refused. To allow it, add an allow rule for it to RHO_HOME/rules.toml (a project's own rules file cannot allow)."
     );
 }

@@ -1,11 +1,13 @@
-//! "Always allow": allow rules appended to the project's rules file (`.rho/rules.toml`, the
-//! `[[rule]]` format of `rho_gate::command`). The file is checked with the gate's own parser
-//! before it is written, so an answer can never leave a file that stops the next start.
+//! "Always allow": exact `command` allow rules appended to the user's rules file
+//! (`RHO_HOME/rules.toml`, the `[[rule]]` format of `rho_gate::command`): each allows exactly
+//! the simple command that was approved, never a longer one (`git push` approved does not allow
+//! `git push --force`). The file is checked with the gate's own parser before it is written, so
+//! an answer can never leave a file that stops the next start.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
-use rho_gate::command::split_command;
+use rho_gate::command::{Word, simple_commands};
 use rho_gate::{CommandRules, RulesError};
 use rho_stdx::fs::{Access, write_atomic};
 
@@ -33,24 +35,33 @@ pub enum RuleWriteError {
     },
 }
 
-/// Appends one `allow` rule per simple command of `command` to `file` (created with its
-/// directory when missing) and returns the prefixes written. A rule's prefix is a whole simple
-/// command, so it allows exactly that command (and longer ones starting with it).
+/// Appends one exact `allow` rule per simple command of `command` to `file` (created with
+/// its directory when missing) and returns the commands written.
 pub fn append_allow_rules(file: &Path, command: &str) -> Result<Vec<String>, RuleWriteError> {
     let not_a_rule = |reason: String| RuleWriteError::NotARule {
         command: command.to_owned(),
         reason,
     };
-    let parts = split_command(command).map_err(|e| not_a_rule(e.to_string()))?;
-    let mut prefixes: Vec<String> = Vec::new();
+    let parts = simple_commands(command).map_err(|e| not_a_rule(e.to_string()))?;
+    let mut exact: Vec<String> = Vec::new();
     for part in parts.iter().filter(|p| !p.is_empty()) {
-        let prefix = part.iter().map(|w| shell_quote(w)).collect::<Vec<_>>();
-        let prefix = prefix.join(" ");
-        if !prefixes.contains(&prefix) {
-            prefixes.push(prefix);
+        let words: Option<Vec<String>> = part
+            .iter()
+            .map(|word| word.literal().map(shell_quote))
+            .collect();
+        let Some(words) = words else {
+            let shown: Vec<&str> = part.iter().map(Word::text).collect();
+            return Err(not_a_rule(format!(
+                "`{}` has words only known when it runs",
+                shown.join(" ")
+            )));
+        };
+        let words = words.join(" ");
+        if !exact.contains(&words) {
+            exact.push(words);
         }
     }
-    if prefixes.is_empty() {
+    if exact.is_empty() {
         return Err(not_a_rule("it has no command".to_owned()));
     }
     let io_error = |source| RuleWriteError::Io {
@@ -66,14 +77,14 @@ pub fn append_allow_rules(file: &Path, command: &str) -> Result<Vec<String>, Rul
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    for prefix in &prefixes {
+    for command in &exact {
         if !text.is_empty() {
             text.push('\n');
         }
         text.push_str("# Added by \"always allow\" in the interactive mode.\n");
         text.push_str("[[rule]]\ndecision = \"allow\"\n");
-        let prefix = toml::Value::String(prefix.clone());
-        text.push_str(&format!("prefix = {prefix}\n"));
+        let command = toml::Value::String(command.clone());
+        text.push_str(&format!("command = {command}\n"));
     }
     CommandRules::parse(&text, file)?;
     if let Some(dir) = file.parent() {
@@ -81,10 +92,10 @@ pub fn append_allow_rules(file: &Path, command: &str) -> Result<Vec<String>, Rul
     }
     // Whole or not at all: a half-written file would stop the next start.
     write_atomic(file, text.as_bytes(), Access::Shared).map_err(io_error)?;
-    Ok(prefixes)
+    Ok(exact)
 }
 
-/// A word as the gate's splitter reads it back: bare when it is plain, else single-quoted.
+/// A word as the gate's parser reads it back: bare when it is plain, else single-quoted.
 fn shell_quote(word: &str) -> String {
     let plain = !word.is_empty()
         && word

@@ -148,7 +148,7 @@ async fn a_ui_that_is_gone_denies() {
 }
 
 #[test]
-fn always_appends_an_allow_rule_that_outranks_the_ask_rule() {
+fn always_appends_exact_allow_rules_that_outrank_the_ask_rule_and_allow_nothing_longer() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(".rho/rules.toml");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
@@ -159,19 +159,21 @@ fn always_appends_an_allow_rule_that_outranks_the_ask_rule() {
         std::fs::read_to_string(&file).unwrap(),
         "[[rule]]\ndecision = \"ask\"\nprefix = \"rm\"\n\
          \n# Added by \"always allow\" in the interactive mode.\n\
-         [[rule]]\ndecision = \"allow\"\nprefix = \"rm -f 'my file.txt'\"\n\
+         [[rule]]\ndecision = \"allow\"\ncommand = \"rm -f 'my file.txt'\"\n\
          \n# Added by \"always allow\" in the interactive mode.\n\
-         [[rule]]\ndecision = \"allow\"\nprefix = \"rm -f out\"\n"
+         [[rule]]\ndecision = \"allow\"\ncommand = \"rm -f out\"\n"
     );
     let rules = CommandRules::load(&[file]).unwrap();
     assert_eq!(
         rules.decide("rm -f 'my file.txt' && rm -f out"),
         CommandDecision::Allow
     );
-    assert!(matches!(
-        rules.decide("rm -f other"),
-        CommandDecision::Ask { .. }
-    ));
+    for longer in ["rm -f other", "rm -f out -r", "rm -rf out"] {
+        assert!(
+            matches!(rules.decide(longer), CommandDecision::Ask { .. }),
+            "{longer}"
+        );
+    }
 }
 
 #[test]
@@ -182,7 +184,7 @@ fn always_creates_the_rules_file_and_its_directory() {
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
         "# Added by \"always allow\" in the interactive mode.\n\
-         [[rule]]\ndecision = \"allow\"\nprefix = \"make deploy\"\n"
+         [[rule]]\ndecision = \"allow\"\ncommand = \"make deploy\"\n"
     );
 }
 

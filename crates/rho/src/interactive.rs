@@ -52,11 +52,18 @@ pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<
             .chain(prompts.rest)
             .collect()
     };
-    // "Always" rules go to the project of the live session, which a switch may change.
+    // "Always" writes exact `command` rules to the user's own rules file: a project's file
+    // may only add `deny` and `ask` rules (its `allow` rules are dropped when it is loaded).
+    // Without a RHO_HOME they go to the live session's project, which a switch may change.
+    let home = rho_models::rho_home(&rho_models::ProcessEnvironment);
     let started_in = chosen.run_cwd.clone();
     let live_cell: Arc<std::sync::OnceLock<LiveHandle>> = Arc::default();
     let following = live_cell.clone();
+    let user_rules = home.as_ref().map(|home| home.join("rules.toml"));
     let (approver, approvals) = TuiApprover::following(move || {
+        if let Some(file) = &user_rules {
+            return file.clone();
+        }
         let run_cwd = following
             .get()
             .map_or_else(|| started_in.clone(), |live| lock(live).run_cwd.clone());
@@ -69,7 +76,6 @@ pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<
         context_hooks: Some(context_hooks.clone()),
     };
     let open_picker = cli.resume;
-    let home = rho_models::rho_home(&rho_models::ProcessEnvironment);
     let theme = slash_host::run_theme(&cli, home.as_deref(), &chosen.run_cwd);
     let settings_rows = slash_host::settings_rows(&chosen.settings, theme.as_deref());
     let building = cli.clone();

@@ -45,7 +45,7 @@ fn open_rho_with(dir: &Path, flags: &str) -> Tmux {
 const ASK_ECHO: &str = "[[rule]]\ndecision = \"ask\"\nprefix = \"echo\"\n";
 
 #[test]
-fn an_approved_ask_command_runs_and_always_writes_an_allow_rule() {
+fn an_approved_ask_command_runs_and_always_writes_an_exact_allow_rule_to_the_users_rules() {
     let mock = Mock::start(vec![
         bash_call("call_1", "echo approved-out"),
         answer("first done"),
@@ -78,12 +78,16 @@ fn an_approved_ask_command_runs_and_always_writes_an_allow_rule() {
         transcript(&bodies[3])[4..],
         ["user: again", "assistant: ", "tool: always-out\n"]
     );
+    // The user's own rules file (RHO_HOME is the project directory here): a project's file
+    // may not allow. The rule allows exactly the approved command.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("rules.toml")).unwrap(),
+        "# Added by \"always allow\" in the interactive mode.\n\
+         [[rule]]\ndecision = \"allow\"\ncommand = \"echo always-out\"\n"
+    );
     assert_eq!(
         std::fs::read_to_string(dir.path().join(".rho/rules.toml")).unwrap(),
-        format!(
-            "{ASK_ECHO}\n# Added by \"always allow\" in the interactive mode.\n\
-             [[rule]]\ndecision = \"allow\"\nprefix = \"echo always-out\"\n"
-        )
+        ASK_ECHO
     );
     tmux.keys(&["C-c", "C-c"]);
     wait_shell(&tmux, "the shell");

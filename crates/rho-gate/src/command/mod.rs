@@ -1,8 +1,10 @@
-//! Command rules for `bash`: `allow` / `deny` / `ask` on command prefixes, loaded from
-//! `RHO_HOME/rules.toml` and the project's `.rho/rules.toml`.
+//! Command rules for `bash`: `allow` / `deny` / `ask` on commands, loaded from
+//! `RHO_HOME/rules.toml` and the project's `.rho/rules.toml`, over commands read by a real
+//! shell parser.
 
+mod normalize;
+mod parse;
 mod rules;
-mod split;
 
-pub use rules::{CommandDecision, CommandRules, Decision, Rule, RuleRef, RulesError};
-pub use split::{SplitError, split_command};
+pub use parse::{ParseError, Word, simple_commands};
+pub use rules::{CommandDecision, CommandRules, Decision, Pattern, Rule, RuleRef, RulesError};

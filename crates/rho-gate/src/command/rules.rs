@@ -5,22 +5,33 @@
 //! ```toml
 //! [[rule]]
 //! decision = "deny"            # allow | deny | ask
-//! prefix = "git push"          # matched token-wise against each simple command
+//! prefix = "git push"          # or: command = "git push origin main" (exactly that command)
 //! match = ["git push origin main"]
 //! not_match = ["git pull"]
 //! ```
 //!
+//! Commands are parsed with a real shell parser ([`super::parse`]) and every simple command in
+//! them is checked, with the commands wrappers and literal scripts run in their place
+//! ([`super::normalize`]). A `deny` or `ask` prefix matches by shape — the same name, every
+//! flag of the rule in any spelling (`-rf`, `-fr`, `-r -f`, `--recursive --force`), the rule's
+//! other words first — so it catches more; an `allow` prefix matches word for word, so it
+//! allows no more than it says; a `command` rule matches exactly that command.
+//!
 //! Every `match` example must match its rule and no `not_match` example may; a failing example
 //! is a load error naming the file and the rule's number. For each simple command `deny` wins;
-//! otherwise the matching `allow`/`ask` rule with the longest prefix decides (a tie asks).
-//! A command no rule matches is allowed (the sandbox still confines it).
+//! otherwise the matching `allow`/`ask` rule that says the most decides (an exact command over
+//! any prefix, then the longest prefix; a tie asks). A command no rule matches is allowed: rules
+//! are a convenience, the sandbox is the boundary. A command whose words are only known when it
+//! runs (`$CMD -rf x`), or that cannot be parsed, needs approval when a `deny` or `ask` rule
+//! could match it, and is allowed otherwise.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::split::split_command;
+use super::normalize::{Candidate, Hidden, Shape, basename, candidates};
+use super::parse::{Word, simple_commands};
 
 /// What a rule decides.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -39,7 +50,10 @@ pub enum Decision {
 #[serde(deny_unknown_fields)]
 struct RawRule {
     decision: Decision,
-    prefix: String,
+    #[serde(default)]
+    prefix: Option<String>,
+    #[serde(default)]
+    command: Option<String>,
     #[serde(default, rename = "match")]
     matches: Vec<String>,
     #[serde(default)]
@@ -54,14 +68,14 @@ struct RawFile {
     rule: Vec<RawRule>,
 }
 
-/// Where a rule was written: file, 1-based number, prefix.
+/// Where a rule was written: file, 1-based number, its prefix or command as written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleRef {
     /// The file it came from.
     pub file: PathBuf,
     /// Its number in that file, from 1.
     pub index: usize,
-    /// The prefix as written.
+    /// The prefix (or exact command) as written.
     pub prefix: String,
 }
 
@@ -77,73 +91,100 @@ impl fmt::Display for RuleRef {
     }
 }
 
+/// What a rule matches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// Commands that start with these words (`allow`), or have this shape (`deny`, `ask`).
+    Prefix(Vec<String>),
+    /// Exactly this command.
+    Exact(Vec<String>),
+}
+
 /// One loaded rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rule {
     /// What it decides.
     pub decision: Decision,
-    /// The prefix's words.
-    pub prefix: Vec<String>,
+    /// What it matches.
+    pub pattern: Pattern,
     /// Where it was written.
     pub location: RuleRef,
+    /// The prefix's shape, for `deny` and `ask`.
+    shape: Shape,
+}
+
+/// Whether a rule applies to a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    Matches,
+    /// Only the shell knows (a word is an expansion) and the rule could apply.
+    Maybe,
+    No,
 }
 
 impl Rule {
-    /// Whether the rule's prefix starts the simple command `words`.
-    fn matches(&self, words: &[String]) -> bool {
-        let words = strip_wrappers(words);
-        if words.len() < self.prefix.len() {
-            return false;
+    /// How specific the rule is: an exact command over every prefix, then longer prefixes.
+    fn specificity(&self) -> usize {
+        match &self.pattern {
+            Pattern::Exact(_) => usize::MAX,
+            Pattern::Prefix(words) => words.len(),
         }
-        self.prefix
-            .iter()
-            .zip(words)
-            .enumerate()
-            .all(|(i, (want, got))| {
-                want == got
-                    || (i == 0
-                        && !want.contains('/')
-                        && got.rsplit('/').next() == Some(want.as_str()))
-            })
     }
 
-    /// Whether the rule matches any simple command of `command`.
+    /// Whether the rule applies to one candidate command.
+    fn verdict(&self, candidate: &Candidate) -> Verdict {
+        let words = &candidate.words;
+        match (&self.pattern, self.decision) {
+            (Pattern::Exact(want), _) => {
+                let exact = words.len() == want.len()
+                    && words
+                        .iter()
+                        .zip(want)
+                        .all(|(got, want)| got.literal() == Some(want.as_str()));
+                if exact { Verdict::Matches } else { Verdict::No }
+            }
+            (Pattern::Prefix(want), Decision::Allow) => {
+                let prefix = words.len() >= want.len()
+                    && words.iter().zip(want).enumerate().all(|(i, (got, want))| {
+                        let got = got.literal();
+                        got == Some(want.as_str())
+                            || (i == 0 && !want.contains('/') && got.map(basename) == Some(want))
+                    });
+                if prefix {
+                    Verdict::Matches
+                } else {
+                    Verdict::No
+                }
+            }
+            (Pattern::Prefix(_), Decision::Deny | Decision::Ask) => match Shape::of(words) {
+                None => Verdict::Maybe,
+                Some(shape) if shape.covers(&self.shape) => Verdict::Matches,
+                Some(shape) if shape.name == self.shape.name && shape.dynamic => Verdict::Maybe,
+                Some(_) => Verdict::No,
+            },
+        }
+    }
+
+    /// Whether the rule matches any simple command of `command` (its examples' check).
     fn matches_command(&self, command: &str) -> bool {
-        split_command(command)
-            .map(|parts| parts.iter().any(|part| self.matches(part)))
-            .unwrap_or(false)
+        let Ok(parts) = simple_commands(command) else {
+            return false;
+        };
+        parts.iter().any(|part| {
+            candidates(part).is_ok_and(|all| {
+                all.iter()
+                    .any(|candidate| self.verdict(candidate) == Verdict::Matches)
+            })
+        })
     }
-}
 
-/// Skips what runs the real command: assignments, `{`, `!`, control keywords and plain
-/// wrappers (`env`, `command`, `exec`, `nohup`, `builtin`, `sudo` without options).
-fn strip_wrappers(mut words: &[String]) -> &[String] {
-    const SKIPPED: &[&str] = &[
-        "{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "time",
-        "env", "command", "exec", "nohup", "builtin",
-    ];
-    while let Some((first, rest)) = words.split_first() {
-        let skip = SKIPPED.contains(&first.as_str())
-            || is_assignment(first)
-            || (first == "sudo" && rest.first().is_none_or(|next| !next.starts_with('-')));
-        if !skip {
-            break;
-        }
-        words = rest;
+    /// The command name the rule is about, for commands that cannot be parsed.
+    fn name(&self) -> &str {
+        let words = match &self.pattern {
+            Pattern::Prefix(words) | Pattern::Exact(words) => words,
+        };
+        words.first().map_or("", |name| basename(name))
     }
-    words
-}
-
-/// `NAME=value`.
-fn is_assignment(word: &str) -> bool {
-    let Some((name, _)) = word.split_once('=') else {
-        return false;
-    };
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A rules file that cannot be used.
@@ -204,7 +245,15 @@ pub enum CommandDecision {
         /// The rule.
         rule: RuleRef,
     },
-    /// The command could not be split into parts: needs approval.
+    /// A part whose words are only known when it runs, and that a `deny` or `ask` rule could
+    /// match: needs approval.
+    Unknown {
+        /// The simple command, as written.
+        part: String,
+        /// The rule it could match.
+        rule: RuleRef,
+    },
+    /// The command cannot be parsed, and a `deny` or `ask` rule could match it: needs approval.
     Unparsed {
         /// Why.
         reason: String,
@@ -275,37 +324,7 @@ impl CommandRules {
         })?;
         let mut rules = Vec::with_capacity(raw.rule.len());
         for (i, raw_rule) in raw.rule.into_iter().enumerate() {
-            let location = RuleRef {
-                file: origin.to_path_buf(),
-                index: i + 1,
-                prefix: raw_rule.prefix.clone(),
-            };
-            let prefix = match split_command(&raw_rule.prefix) {
-                Ok(mut parts) if parts.len() == 1 => parts.remove(0),
-                Ok(parts) if parts.is_empty() => {
-                    return Err(RulesError::Rule {
-                        location,
-                        message: "the prefix is empty".to_owned(),
-                    });
-                }
-                Ok(_) => {
-                    return Err(RulesError::Rule {
-                        location,
-                        message: "the prefix must be one simple command".to_owned(),
-                    });
-                }
-                Err(error) => {
-                    return Err(RulesError::Rule {
-                        location,
-                        message: format!("the prefix cannot be parsed ({error})"),
-                    });
-                }
-            };
-            let rule = Rule {
-                decision: raw_rule.decision,
-                prefix,
-                location,
-            };
+            let rule = load_rule(&raw_rule, origin, i + 1)?;
             check_examples(&rule, &raw_rule.matches, true)?;
             check_examples(&rule, &raw_rule.not_match, false)?;
             rules.push(rule);
@@ -320,37 +339,175 @@ impl CommandRules {
 
     /// The decision on `command`: every simple command in it must pass.
     pub fn decide(&self, command: &str) -> CommandDecision {
-        let parts = match split_command(command) {
+        if self.rules.is_empty() {
+            return CommandDecision::Allow;
+        }
+        let parts = match simple_commands(command) {
             Ok(parts) => parts,
-            Err(error) => {
-                return CommandDecision::Unparsed {
-                    reason: format!("it cannot be parsed: {error}"),
-                };
-            }
+            Err(error) => return self.unparsed(command, &format!("it cannot be parsed: {error}")),
         };
         let mut ask = None;
         for part in &parts {
-            let matching: Vec<&Rule> = self.rules.iter().filter(|r| r.matches(part)).collect();
-            let shown = part.join(" ");
-            if let Some(deny) = matching.iter().find(|r| r.decision == Decision::Deny) {
-                return CommandDecision::Deny {
-                    part: shown,
-                    rule: deny.location.clone(),
-                };
-            }
-            // Longest prefix wins; on a tie `ask` (sorted after `allow`) wins.
-            let best = matching
-                .iter()
-                .max_by_key(|r| (r.prefix.len(), r.decision == Decision::Ask));
-            if let Some(rule) = best.filter(|r| r.decision == Decision::Ask) {
-                ask.get_or_insert(CommandDecision::Ask {
-                    part: shown,
-                    rule: rule.location.clone(),
-                });
+            let all = match candidates(part) {
+                Ok(all) => all,
+                Err(Hidden::Unparsable { script, reason }) => {
+                    return self.unparsed(&script, &reason);
+                }
+                Err(Hidden::Dynamic(reason)) => {
+                    // It could be anything: every `deny` and `ask` rule could match it.
+                    if self.rules.iter().any(|r| r.decision != Decision::Allow) {
+                        return CommandDecision::Unparsed { reason };
+                    }
+                    continue;
+                }
+            };
+            match self.decide_part(part, &all) {
+                CommandDecision::Allow => {}
+                deny @ CommandDecision::Deny { .. } => return deny,
+                other => {
+                    ask.get_or_insert(other);
+                }
             }
         }
         ask.unwrap_or(CommandDecision::Allow)
     }
+
+    /// The decision on one simple command, given what it runs.
+    fn decide_part(&self, part: &[Word], all: &[Candidate]) -> CommandDecision {
+        let shown = || part.iter().map(Word::text).collect::<Vec<_>>().join(" ");
+        let verdicts: Vec<(&Rule, Verdict)> = self
+            .rules
+            .iter()
+            .map(|rule| {
+                let verdict = all
+                    .iter()
+                    .map(|candidate| rule.verdict(candidate))
+                    .min_by_key(|verdict| match verdict {
+                        Verdict::Matches => 0,
+                        Verdict::Maybe => 1,
+                        Verdict::No => 2,
+                    })
+                    .unwrap_or(Verdict::No);
+                (rule, verdict)
+            })
+            .collect();
+        let matching = |decision: Decision| {
+            verdicts
+                .iter()
+                .filter(move |(rule, verdict)| {
+                    rule.decision == decision && *verdict == Verdict::Matches
+                })
+                .map(|(rule, _)| *rule)
+        };
+        if let Some(deny) = matching(Decision::Deny).next() {
+            return CommandDecision::Deny {
+                part: shown(),
+                rule: deny.location.clone(),
+            };
+        }
+        // The rule that says the most wins; on a tie `ask` does.
+        let best = matching(Decision::Allow)
+            .chain(matching(Decision::Ask))
+            .max_by_key(|rule| (rule.specificity(), rule.decision == Decision::Ask));
+        if let Some(rule) = best {
+            return match rule.decision {
+                Decision::Ask => CommandDecision::Ask {
+                    part: shown(),
+                    rule: rule.location.clone(),
+                },
+                Decision::Allow | Decision::Deny => CommandDecision::Allow,
+            };
+        }
+        let maybe = verdicts
+            .iter()
+            .find(|(rule, verdict)| *verdict == Verdict::Maybe && rule.decision != Decision::Allow);
+        match maybe {
+            Some((rule, _)) => CommandDecision::Unknown {
+                part: shown(),
+                rule: rule.location.clone(),
+            },
+            None => CommandDecision::Allow,
+        }
+    }
+
+    /// A command rho cannot read: it needs approval when a `deny` or `ask` rule's command name
+    /// appears in it as a word, and is allowed otherwise.
+    fn unparsed(&self, command: &str, reason: &str) -> CommandDecision {
+        let words: Vec<&str> = command
+            .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/')))
+            .map(basename)
+            .collect();
+        let could_match = self
+            .rules
+            .iter()
+            .any(|rule| rule.decision != Decision::Allow && words.contains(&rule.name()));
+        if could_match {
+            CommandDecision::Unparsed {
+                reason: reason.to_owned(),
+            }
+        } else {
+            CommandDecision::Allow
+        }
+    }
+}
+
+/// One rule from its file's table.
+fn load_rule(raw: &RawRule, origin: &Path, index: usize) -> Result<Rule, RulesError> {
+    let (text, exact) = match (&raw.prefix, &raw.command) {
+        (Some(prefix), None) => (prefix, false),
+        (None, Some(command)) => (command, true),
+        (given, _) => {
+            let shown = given
+                .clone()
+                .or_else(|| raw.command.clone())
+                .unwrap_or_default();
+            return Err(RulesError::Rule {
+                location: RuleRef {
+                    file: origin.to_path_buf(),
+                    index,
+                    prefix: shown,
+                },
+                message: "a rule has either a prefix or a command".to_owned(),
+            });
+        }
+    };
+    let location = RuleRef {
+        file: origin.to_path_buf(),
+        index,
+        prefix: text.clone(),
+    };
+    let invalid = |message: String| RulesError::Rule {
+        location: location.clone(),
+        message,
+    };
+    let what = if exact { "command" } else { "prefix" };
+    let mut parts = simple_commands(text)
+        .map_err(|error| invalid(format!("the {what} cannot be parsed ({error})")))?;
+    let words = match parts.len() {
+        0 => return Err(invalid(format!("the {what} is empty"))),
+        1 => parts.remove(0),
+        _ => return Err(invalid(format!("the {what} must be one simple command"))),
+    };
+    let literal: Option<Vec<String>> = words
+        .iter()
+        .map(|word| word.literal().map(str::to_owned))
+        .collect();
+    let Some(literal) = literal else {
+        return Err(invalid(format!(
+            "the {what} must be literal words (no expansions, globs or substitutions)"
+        )));
+    };
+    let shape = Shape::of(&words).unwrap_or_default();
+    Ok(Rule {
+        decision: raw.decision,
+        pattern: if exact {
+            Pattern::Exact(literal)
+        } else {
+            Pattern::Prefix(literal)
+        },
+        location,
+        shape,
+    })
 }
 
 /// Fails on the first example that contradicts the rule.
