@@ -35,7 +35,7 @@ pub use policy::{Access, CREDENTIAL_FILES, GatePolicy};
 pub use protected::{PROJECT_DIR, ProtectedPaths};
 pub use realpath::real_path;
 pub use refusal::Refusal;
-pub use sandbox::{Sandbox, SandboxError, SandboxStatus};
+pub use sandbox::{LazySandbox, Sandbox, SandboxError, SandboxStatus};
 pub use secrets::{DEFAULT_SECRET_GLOBS, SecretGlobError, SecretRules};
 pub use tool_env::{
     DEFAULT_EXCLUDED, Inherit, ToolEnvironment, ToolEnvironmentError, ToolEnvironmentSettings,

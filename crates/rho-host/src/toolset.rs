@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rho_agent::AgentTool;
-use rho_gate::{GatePolicy, Sandbox};
+use rho_gate::{GatePolicy, LazySandbox};
 
 use crate::tools::{
     BashTool, EditTool, FindTool, GrepTool, LsTool, MutationQueue, ReadTool, WriteTool,
@@ -25,8 +25,8 @@ pub const DEFAULT_TOOLS: [&str; 4] = ["read", "bash", "edit", "write"];
 pub struct Confinement {
     /// The policy the file tools open through.
     pub policy: Arc<GatePolicy>,
-    /// The OS sandbox for `bash` (`None`: the path gate alone).
-    pub sandbox: Option<Arc<Sandbox>>,
+    /// The OS sandbox for `bash`, prepared on its first call (`None`: the path gate alone).
+    pub sandbox: Option<Arc<LazySandbox>>,
 }
 
 /// Creates the named tools for a session rooted at `cwd`, in the order given. Unknown names are

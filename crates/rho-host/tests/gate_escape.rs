@@ -7,6 +7,7 @@
 mod corpus;
 mod fallback;
 mod harness;
+mod races;
 mod swap;
 
 use std::os::unix::fs::symlink;

@@ -30,6 +30,7 @@
 pub mod features;
 pub mod fold;
 pub mod golden;
+pub mod measured;
 pub mod prerequisite;
 mod response;
 mod server;

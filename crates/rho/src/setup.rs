@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use rho_agent::{AgentTool, ToolHooks};
-use rho_gate::{CommandRules, GatePolicy, PermissionMode, Sandbox, ToolEnvironment};
+use rho_gate::{CommandRules, GatePolicy, LazySandbox, PermissionMode, ToolEnvironment};
 use rho_host::gate::Gate;
 use rho_host::prompt::{PromptOptions, PromptResources, SystemPrompt};
 use rho_host::settings::{Settings, SettingsPaths, load_settings};
@@ -139,7 +139,8 @@ pub fn workspace(
         &rho_models::providers::every_api_key_env_var(),
     )?);
     let policy = Arc::new(policy);
-    let sandbox = Arc::new(Sandbox::prepare(&policy)?);
+    // Prepared on the first bash call: a run that never calls bash pays nothing for it.
+    let sandbox = Arc::new(LazySandbox::new(&policy));
     let confinement = Confinement {
         policy: policy.clone(),
         sandbox: Some(sandbox.clone()),
@@ -163,7 +164,7 @@ pub fn workspace(
     let tools = create_tools(cwd, &names, Some(&confinement));
     if tools.iter().any(|tool| tool.name() == "bash") {
         // What the sandbox cannot give on this kernel is said before the model runs.
-        for warning in sandbox.warnings() {
+        for warning in sandbox.startup_warnings() {
             crate::warnings::say(format!("rho: {warning}"));
         }
     }

@@ -7,21 +7,14 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-/// Starts a run whose tool blocks reading a FIFO, waits for `tool_execution_start`, sends
-/// `signal`, and returns the exit code and the events.
+/// Starts a run whose tool blocks (a command that sleeps), waits for `tool_execution_start`,
+/// sends `signal`, and returns the exit code and the events. (A FIFO no longer blocks a tool:
+/// the file tools refuse it at once.)
 fn interrupt_blocked_tool(signal: &str) -> (Option<i32>, Vec<Value>) {
     let dir = tempfile::tempdir().unwrap();
-    let fifo = dir.path().join("pipe");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
     let script = dir.path().join("script.json");
     let turns = json!({"turns": [
-        [{"type": "tool_call", "name": "read", "arguments": {"path": "pipe"}}],
+        [{"type": "tool_call", "name": "bash", "arguments": {"command": "sleep 60"}}],
         [{"type": "text", "text": "never reached"}]
     ]});
     std::fs::write(&script, turns.to_string()).unwrap();
@@ -34,7 +27,7 @@ fn interrupt_blocked_tool(signal: &str) -> (Option<i32>, Vec<Value>) {
         .current_dir(dir.path())
         .args(["--mode", "json", "--faux-script"])
         .arg(&script)
-        .arg("read the pipe")
+        .arg("sleep")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -69,7 +62,7 @@ fn sigterm_aborts_the_running_tool_and_exits_143() {
         .find(|e| e["type"] == "tool_execution_end")
         .expect("the aborted tool still ends");
     assert_eq!(result["isError"], true);
-    assert_eq!(result["result"]["content"][0]["text"], "Operation aborted");
+    assert_eq!(result["result"]["content"][0]["text"], "Command aborted");
     let settled = events.last().unwrap();
     assert_eq!(settled["type"], "agent_settled");
     assert_eq!(settled["reason"], "aborted");

@@ -17,6 +17,7 @@ mod cli_signals;
 mod cli_trust;
 mod cli_workspace;
 mod export_html;
+mod gate_attacks;
 mod interactive_commands;
 mod interactive_sessions;
 mod interactive_settings;

@@ -14,6 +14,7 @@
 //! `full` mode without `--no-network` applies nothing. Where the kernel lacks a layer, the
 //! sandbox says which guarantees are missing ([`Sandbox::gaps`]) and rho warns at start-up.
 
+mod lazy;
 mod namespace;
 mod ruleset;
 mod seccomp;
@@ -30,6 +31,7 @@ use self::ruleset::{RulesetSpec, build_ruleset};
 use crate::mode::PermissionMode;
 use crate::policy::GatePolicy;
 
+pub use self::lazy::LazySandbox;
 pub use self::seccomp::SeccompError;
 
 /// Set to anything non-empty, this makes [`Sandbox::prepare`] act as on a kernel without
@@ -244,16 +246,12 @@ impl Sandbox {
     fn find_gaps(&self, abi: i32) -> Vec<String> {
         let mut gaps = Vec::new();
         if abi < SCOPE_ABI {
-            gaps.push(format!(
-                "Landlock ABI {abi} cannot scope signals (needs {SCOPE_ABI}): a command can signal rho and other processes of this user"
-            ));
+            gaps.push(scope_gap(abi));
         }
         if let Err(reason) = &self.namespaces
             && self.policy.mode() != PermissionMode::Full
         {
-            gaps.push(format!(
-                "no namespaces ({reason}): .rho/, RHO_HOME and git's config and hooks are read-only to the file tools only, rho's credential files are readable by commands, metadata (chmod, chown, times) of files outside the workspace can be changed, and /dev/shm is unavailable"
-            ));
+            gaps.push(namespace_gap(reason));
         }
         gaps
     }
@@ -364,6 +362,20 @@ impl Sandbox {
             Ok(())
         }
     }
+}
+
+/// The gap of a Landlock ABI that cannot scope signals.
+fn scope_gap(abi: i32) -> String {
+    format!(
+        "Landlock ABI {abi} cannot scope signals (needs {SCOPE_ABI}): a command can signal rho and other processes of this user"
+    )
+}
+
+/// The gap of a kernel that refuses the namespaces, and why.
+fn namespace_gap(reason: &str) -> String {
+    format!(
+        "no namespaces ({reason}): .rho/, RHO_HOME and git's config and hooks are read-only to the file tools only, rho's credential files are readable by commands, metadata (chmod, chown, times) of files outside the workspace can be changed, and /dev/shm is unavailable"
+    )
 }
 
 impl Drop for Sandbox {

@@ -307,6 +307,46 @@ unsafe fn drop_all_capabilities() {
     }
 }
 
+/// Whether the namespaces will be there, from checks that fork nothing: as root, whether
+/// this process has `CAP_SYS_ADMIN` (a container may not); otherwise the kernel's switches for
+/// unprivileged user namespaces. [`probe`] is the truth; this is for the start-up warning.
+pub(super) fn predict(privilege: Privilege) -> Result<(), String> {
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let number = |path: &str| read(path).and_then(|text| text.trim().parse::<u64>().ok());
+    match privilege {
+        Privilege::Root => {
+            const CAP_SYS_ADMIN: u32 = 21;
+            let effective = read("/proc/self/status").and_then(|status| {
+                let line = status.lines().find(|line| line.starts_with("CapEff:"))?;
+                u64::from_str_radix(line.trim_start_matches("CapEff:").trim(), 16).ok()
+            });
+            match effective {
+                Some(caps) if caps & (1 << CAP_SYS_ADMIN) == 0 => {
+                    Err("the kernel refuses a mount namespace (no CAP_SYS_ADMIN)".to_owned())
+                }
+                _ => Ok(()),
+            }
+        }
+        Privilege::UserNamespace { .. } => {
+            let refused = |why: &str| {
+                Err(format!(
+                    "the kernel refuses an unprivileged user namespace ({why})"
+                ))
+            };
+            if number("/proc/sys/user/max_user_namespaces") == Some(0) {
+                return refused("user.max_user_namespaces is 0");
+            }
+            if number("/proc/sys/kernel/unprivileged_userns_clone") == Some(0) {
+                return refused("kernel.unprivileged_userns_clone is 0");
+            }
+            if number("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == Some(1) {
+                return refused("kernel.apparmor_restrict_unprivileged_userns is 1");
+            }
+            Ok(())
+        }
+    }
+}
+
 /// Whether this process can give a child the namespaces (`Ok`), or why not: forks a child
 /// that enters them and makes everything read-only, then exits.
 pub(super) fn probe(privilege: Privilege, new_network: bool) -> Result<(), String> {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rho_gate::{PermissionMode, Sandbox};
+use rho_gate::{LazySandbox, PermissionMode, Sandbox};
 use serde_json::{Value, json};
 
 use super::harness::{Expect, World, assert_contained, run_call};
@@ -14,12 +14,10 @@ const WARNING: &str = "bash sandbox unavailable (the kernel does not support Lan
 async fn without_landlock_bash_says_so_in_details_and_the_path_gate_still_refuses() {
     let w = World::new();
     let policy = w.policy(PermissionMode::WorkspaceWrite);
-    let sandbox = Arc::new(Sandbox::unavailable(
-        &policy,
-        "the kernel does not support Landlock",
-    ));
-    assert_eq!(sandbox.status().warning().as_deref(), Some(WARNING));
-    assert_eq!(sandbox.tmp_dir(), None);
+    let unavailable = Sandbox::unavailable(&policy, "the kernel does not support Landlock");
+    assert_eq!(unavailable.status().warning().as_deref(), Some(WARNING));
+    assert_eq!(unavailable.tmp_dir(), None);
+    let sandbox = Arc::new(LazySandbox::from(unavailable));
 
     let outcome = run_call(
         policy.clone(),

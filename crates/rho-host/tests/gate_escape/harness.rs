@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use rho_agent::{AgentEvent, AgentOptions};
 use rho_ai::faux::{FauxProvider, faux_message, faux_text, faux_tool_call};
 use rho_gate::sandbox::landlock_abi;
-use rho_gate::{CommandRules, GatePolicy, PermissionMode, Sandbox};
+use rho_gate::{CommandRules, GatePolicy, LazySandbox, PermissionMode, Sandbox};
 use rho_host::gate::Gate;
 use rho_host::toolset::{Confinement, create_tools};
 use rho_host::{AgentSession, SessionEvent, SettledReason};
@@ -106,7 +106,7 @@ pub struct Outcome {
 /// Runs one scripted tool call through an agent session with the gate and returns its result.
 pub async fn run_call(
     policy: Arc<GatePolicy>,
-    sandbox: Option<Arc<Sandbox>>,
+    sandbox: Option<Arc<LazySandbox>>,
     tool: &str,
     args: Value,
 ) -> Outcome {
@@ -192,10 +192,12 @@ pub fn assert_contained(
 }
 
 /// The sandbox for `mode`, or `None` after saying why the test is skipped.
-pub fn sandbox(policy: &GatePolicy) -> Option<Arc<Sandbox>> {
+pub fn sandbox(policy: &GatePolicy) -> Option<Arc<LazySandbox>> {
     rho_testkit::prerequisite::require(
         "the bash sandbox cases need Landlock",
         landlock_abi().map_err(|reason| reason.to_string()),
     )?;
-    Some(Arc::new(Sandbox::prepare(policy).unwrap()))
+    Some(Arc::new(LazySandbox::from(
+        Sandbox::prepare(policy).unwrap(),
+    )))
 }

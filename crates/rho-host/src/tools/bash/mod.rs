@@ -33,7 +33,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput, ToolUpdates};
-use rho_gate::{Sandbox, ToolEnvironment};
+use rho_gate::{LazySandbox, ToolEnvironment};
 use serde_json::{Number, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -65,7 +65,7 @@ pub struct BashTool {
     cwd: PathBuf,
     shell_path: Option<PathBuf>,
     command_prefix: Option<String>,
-    sandbox: Option<Arc<Sandbox>>,
+    sandbox: Option<Arc<LazySandbox>>,
     environment: Option<Arc<ToolEnvironment>>,
     description: String,
     schema: Value,
@@ -116,8 +116,9 @@ impl BashTool {
         self
     }
 
-    /// Runs every command inside `sandbox` (see `rho_gate::sandbox`).
-    pub fn with_sandbox(mut self, sandbox: impl Into<Option<Arc<Sandbox>>>) -> Self {
+    /// Runs every command inside `sandbox` (see `rho_gate::sandbox`), prepared on the first
+    /// call.
+    pub fn with_sandbox(mut self, sandbox: impl Into<Option<Arc<LazySandbox>>>) -> Self {
         self.sandbox = sandbox.into();
         self
     }
@@ -178,7 +179,10 @@ impl BashTool {
             )));
         }
 
-        let sandbox = self.sandbox.as_deref();
+        let sandbox = match &self.sandbox {
+            Some(lazy) => Some(prepared(lazy).await?),
+            None => None,
+        };
         let mut running = process::spawn(
             &shell,
             &command,
@@ -236,7 +240,15 @@ impl BashTool {
         } else {
             None
         };
-        if let Some(warning) = sandbox.and_then(|s| s.status().warning()) {
+        let unpredicted = self
+            .sandbox
+            .as_ref()
+            .map(|lazy| lazy.unpredicted_warnings())
+            .unwrap_or_default();
+        let warning = sandbox
+            .and_then(|s| s.status().warning())
+            .or_else(|| (!unpredicted.is_empty()).then(|| unpredicted.join("; ")));
+        if let Some(warning) = warning {
             let object = details.get_or_insert_with(|| json!({}));
             if let Some(map) = object.as_object_mut() {
                 map.insert("sandbox".into(), json!(warning));
@@ -404,4 +416,14 @@ fn format_text(snapshot: &Snapshot, last_line_bytes: usize, empty: &str) -> Stri
     text.push_str("\n\n");
     text.push_str(&notice);
     text
+}
+
+/// The session's sandbox, prepared on a blocking thread the first time (it forks a probe).
+async fn prepared(lazy: &Arc<LazySandbox>) -> Result<&rho_gate::Sandbox, ToolError> {
+    let preparing = lazy.clone();
+    tokio::task::spawn_blocking(move || preparing.get().map(drop))
+        .await
+        .map_err(|e| ToolError::new(e.to_string()))?
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    lazy.get().map_err(|e| ToolError::new(e.to_string()))
 }
