@@ -243,3 +243,33 @@ fn protected_paths_are_read_only_inside_a_writable_root_and_commits_still_work()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&log.stdout), "second\nfirst\n");
 }
+
+/// `.ci/features.env` records what the machine kind has; a recorded feature that is missing
+/// fails here (and in the tests that use it), never skips.
+#[test]
+fn the_kernel_features_recorded_for_this_machine_kind_are_here() {
+    if let Some(recorded) = rho_testkit::features::landlock_abi_recorded() {
+        let abi = landlock_abi().unwrap_or(0);
+        assert!(abi >= recorded, "Landlock ABI {abi}, recorded {recorded}");
+    }
+    if rho_testkit::features::namespaces_expected() {
+        let root = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::prepare(&GatePolicy::new(
+            PermissionMode::WorkspaceWrite,
+            root.path(),
+        ))
+        .unwrap();
+        assert!(
+            matches!(
+                sandbox.status(),
+                SandboxStatus::Enforced {
+                    namespaces: true,
+                    ..
+                }
+            ),
+            "{:?} {:?}",
+            sandbox.status(),
+            sandbox.gaps()
+        );
+    }
+}

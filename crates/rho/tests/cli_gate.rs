@@ -13,7 +13,7 @@ const WARNING: &str = "bash sandbox unavailable (RHO_SANDBOX_FORCE_UNAVAILABLE i
 async fn run_rho(dir: &Path, mode: &[&str], turns: Value) -> Output {
     let script = dir.join("script.json");
     std::fs::write(&script, json!({ "turns": turns }).to_string()).unwrap();
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_rho"))
+    tokio::process::Command::new(crate::gate_attacks::harness::rho_bin())
         .current_dir(dir.join("project"))
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -135,7 +135,7 @@ async fn run_rho_with(dir: &Path, env: &[(&str, &str)], turns: Value) -> Output 
     let script = dir.join("script.json");
     std::fs::write(&script, json!({ "turns": turns }).to_string()).unwrap();
     std::fs::create_dir_all(dir.join("tmp")).unwrap();
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_rho"))
+    tokio::process::Command::new(crate::gate_attacks::harness::rho_bin())
         .current_dir(dir.join("project"))
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -170,7 +170,7 @@ async fn the_sandbox_is_prepared_on_the_first_bash_call_and_not_for_a_run_withou
 
     // A command sees its private TMPDIR: the sandbox was prepared for it (and removed at exit).
     let turns = json!([[bash("echo \"$TMPDIR\"")], [{"type": "text", "text": "done"}]]);
-    let events = tokio::process::Command::new(env!("CARGO_BIN_EXE_rho"))
+    let events = tokio::process::Command::new(crate::gate_attacks::harness::rho_bin())
         .current_dir(dir.path().join("project"))
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())

@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod floods;
-mod harness;
+pub(crate) mod harness;
 mod keys;
 mod permissions;
 mod sandbox_holes;

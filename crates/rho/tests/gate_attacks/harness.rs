@@ -72,7 +72,7 @@ impl Arena {
         turns.push(json!([{"type": "text", "text": "done"}]));
         let script = self.base.join("script.json");
         std::fs::write(&script, json!({ "turns": turns }).to_string()).unwrap();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+        let mut command = Command::new(rho_bin());
         command
             .current_dir(&self.project)
             .env_clear()
@@ -90,6 +90,12 @@ impl Arena {
         let measured = run(command, TIME_BOUND).unwrap();
         Run::checked(measured, &self.base.join("sessions"))
     }
+}
+
+/// The rho binary: this build's, or `RHO_TEST_RHO` (CI's run as nobody copies it where an
+/// unprivileged user can run it).
+pub fn rho_bin() -> PathBuf {
+    std::env::var_os("RHO_TEST_RHO").map_or_else(|| env!("CARGO_BIN_EXE_rho").into(), PathBuf::from)
 }
 
 /// `git <args>` in `dir`, which must succeed.
