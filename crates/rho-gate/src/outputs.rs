@@ -52,11 +52,15 @@ fn stable_dir(uid: u32) -> PathBuf {
     real_path(&temp).unwrap_or(temp).join(format!("rho-{uid}"))
 }
 
-/// Creates `<output dir>/<prefix>-<16 hex>.log`, mode 0600, never reusing an existing file.
-pub fn create_output_file(prefix: &str) -> io::Result<(PathBuf, File)> {
+/// Creates `<output dir>/<prefix>-<16 hex><extension>` (`extension` with its dot), mode 0600,
+/// never reusing an existing file.
+pub fn create_output_file(prefix: &str, extension: &str) -> io::Result<(PathBuf, File)> {
     let dir = output_dir()?;
     for attempt in 0u64..16 {
-        let name = format!("{prefix}-{:016x}.log", rho_stdx::random::u64(attempt));
+        let name = format!(
+            "{prefix}-{:016x}{extension}",
+            rho_stdx::random::u64(attempt)
+        );
         let path = dir.join(name);
         let opened = std::fs::OpenOptions::new()
             .write(true)
@@ -112,7 +116,7 @@ mod tests {
 
     #[test]
     fn output_files_are_private_in_a_private_directory() {
-        let (path, _file) = create_output_file("rho-test").unwrap();
+        let (path, _file) = create_output_file("rho-test", ".log").unwrap();
         let dir = path.parent().unwrap();
         // SAFETY: `geteuid` cannot fail.
         let uid = unsafe { libc::geteuid() };

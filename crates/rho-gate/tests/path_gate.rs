@@ -130,7 +130,7 @@ fn read_only_refuses_writes_and_full_allows_everything_but_secrets() {
 fn bash_full_output_files_are_readable_but_not_writable() {
     let (_dir, root) = project();
     let policy = GatePolicy::new(PermissionMode::WorkspaceWrite, &root);
-    let (log, _file) = rho_gate::create_output_file("rho-bash").unwrap();
+    let (log, _file) = rho_gate::create_output_file("rho-bash", ".log").unwrap();
     assert!(policy.check_path("read", Access::Read, &log).is_ok());
     assert!(matches!(
         policy.check_path("write", Access::Write, &log),

@@ -11,14 +11,21 @@ const WARNING: &str = "bash sandbox unavailable (RHO_SANDBOX_FORCE_UNAVAILABLE i
 
 /// Runs `rho` in `dir/project` with a faux script and the sandbox forced unavailable.
 async fn run_rho(dir: &Path, mode: &[&str], turns: Value) -> Output {
+    run_rho_with(dir, mode, &[("RHO_SANDBOX_FORCE_UNAVAILABLE", "1")], turns).await
+}
+
+/// Runs `rho <mode>` in `dir/project` with a faux script, its own `TMPDIR` and `env`.
+async fn run_rho_with(dir: &Path, mode: &[&str], env: &[(&str, &str)], turns: Value) -> Output {
     let script = dir.join("script.json");
     std::fs::write(&script, json!({ "turns": turns }).to_string()).unwrap();
+    std::fs::create_dir_all(dir.join("tmp")).unwrap();
     tokio::process::Command::new(crate::gate_attacks::harness::rho_bin())
         .current_dir(dir.join("project"))
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("RHO_HOME", dir.join("home"))
-        .env("RHO_SANDBOX_FORCE_UNAVAILABLE", "1")
+        .env("TMPDIR", dir.join("tmp"))
+        .envs(env.iter().copied())
         .args(mode)
         .arg("--faux-script")
         .arg(&script)
@@ -130,27 +137,6 @@ async fn a_rule_example_that_fails_its_rule_stops_rho_before_the_model_naming_th
     );
 }
 
-/// Runs `rho -p` in `dir/project` with a faux script, its own TMPDIR and `env`.
-async fn run_rho_with(dir: &Path, env: &[(&str, &str)], turns: Value) -> Output {
-    let script = dir.join("script.json");
-    std::fs::write(&script, json!({ "turns": turns }).to_string()).unwrap();
-    std::fs::create_dir_all(dir.join("tmp")).unwrap();
-    tokio::process::Command::new(crate::gate_attacks::harness::rho_bin())
-        .current_dir(dir.join("project"))
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("RHO_HOME", dir.join("home"))
-        .env("TMPDIR", dir.join("tmp"))
-        .envs(env.iter().copied())
-        .args(["-p", "--faux-script"])
-        .arg(&script)
-        .arg("go")
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .unwrap()
-}
-
 /// The sandbox's private directories made in `dir/tmp`.
 fn sandbox_dirs(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir.join("tmp"))
@@ -164,29 +150,13 @@ fn sandbox_dirs(dir: &Path) -> Vec<String> {
 async fn the_sandbox_is_prepared_on_the_first_bash_call_and_not_for_a_run_without_one() {
     let dir = layout();
     let text_only = json!([[{"type": "text", "text": "hi"}]]);
-    let output = run_rho_with(dir.path(), &[], text_only).await;
+    let output = run_rho_with(dir.path(), &["-p"], &[], text_only).await;
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert_eq!(sandbox_dirs(dir.path()), Vec::<String>::new());
 
     // A command sees its private TMPDIR: the sandbox was prepared for it (and removed at exit).
     let turns = json!([[bash("echo \"$TMPDIR\"")], [{"type": "text", "text": "done"}]]);
-    let events = tokio::process::Command::new(crate::gate_attacks::harness::rho_bin())
-        .current_dir(dir.path().join("project"))
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("RHO_HOME", dir.path().join("home"))
-        .env("TMPDIR", dir.path().join("tmp"))
-        .args(["--mode", "json", "--faux-script"])
-        .arg({
-            let script = dir.path().join("script2.json");
-            std::fs::write(&script, json!({ "turns": turns }).to_string()).unwrap();
-            script
-        })
-        .arg("go")
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .unwrap();
+    let events = run_rho_with(dir.path(), &["--mode", "json"], &[], turns).await;
     let stdout = String::from_utf8(events.stdout).unwrap();
     let tmp = dir.path().join("tmp").canonicalize().unwrap();
     let private = format!("{}/rho-sandbox-", tmp.display());
@@ -199,6 +169,7 @@ async fn a_kernel_without_namespaces_is_warned_about_at_start_up_even_before_bas
     let dir = layout();
     let output = run_rho_with(
         dir.path(),
+        &["-p"],
         &[("RHO_SANDBOX_FORCE_NO_NAMESPACES", "1")],
         json!([[{"type": "text", "text": "hi"}]]),
     )

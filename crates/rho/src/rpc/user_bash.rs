@@ -217,7 +217,7 @@ fn shell_program() -> &'static str {
 /// in rho's output directory, at most 64 MiB of it.
 fn save_full_output(text: &str) -> std::io::Result<PathBuf> {
     use std::io::Write;
-    let (path, mut file) = rho_gate::create_output_file("rho-bash")?;
+    let (path, mut file) = rho_gate::create_output_file("rho-bash", ".log")?;
     let cap = usize::try_from(rho_gate::MAX_OUTPUT_FILE_BYTES).unwrap_or(usize::MAX);
     let mut end = text.len().min(cap);
     while !text.is_char_boundary(end) {

@@ -379,8 +379,9 @@ fn decode_streamed(bytes: &[u8]) -> String {
 /// Creates `<prefix>-<16 hex>.log` in rho's private output directory (0600 in a 0700
 /// directory of this user's: `rho_gate::create_output_file`).
 async fn create_temp_file(prefix: &'static str) -> std::io::Result<(PathBuf, File)> {
-    let (path, file) = tokio::task::spawn_blocking(move || rho_gate::create_output_file(prefix))
-        .await
-        .map_err(std::io::Error::other)??;
+    let (path, file) =
+        tokio::task::spawn_blocking(move || rho_gate::create_output_file(prefix, ".log"))
+            .await
+            .map_err(std::io::Error::other)??;
     Ok((path, File::from_std(file)))
 }
