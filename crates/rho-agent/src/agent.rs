@@ -14,7 +14,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{LoopConfig, LoopContext, ToolExecution};
 use crate::event::{AgentEvent, EventSink};
-use crate::hooks::{ContextHooks, MessageSource, NextTurnHook, ToolHooks, TurnGate};
+use crate::hooks::{
+    ContextHooks, MessageSource, NextTurnHook, ToolChangeHook, ToolHooks, TurnGate,
+};
 use crate::queue::{PendingQueue, QueueMode};
 use crate::run::{LoopError, run_agent_loop, run_agent_loop_continue};
 use crate::tool::AgentTool;
@@ -78,6 +80,8 @@ pub struct AgentOptions {
     pub turn_gate: Option<Arc<dyn TurnGate>>,
     /// `prepareNextTurn` (the session's mid-run compaction).
     pub next_turn: Option<Arc<dyn NextTurnHook>>,
+    /// `declareToolChanges` (tools loaded or registered while a run goes on).
+    pub tool_changes: Option<Arc<dyn ToolChangeHook>>,
     /// Parallel (default) or sequential.
     pub tool_execution: ToolExecution,
     /// Steering delivery.
@@ -104,6 +108,7 @@ impl AgentOptions {
             context_hooks: None,
             turn_gate: None,
             next_turn: None,
+            tool_changes: None,
             tool_execution: ToolExecution::Parallel,
             steering_mode: QueueMode::OneAtATime,
             follow_up_mode: QueueMode::OneAtATime,
@@ -389,6 +394,7 @@ impl Agent {
             context_hooks: options.context_hooks.clone(),
             turn_gate: options.turn_gate.clone(),
             next_turn: options.next_turn.clone(),
+            tool_changes: options.tool_changes.clone(),
             messages: Some(Arc::new(Queues {
                 agent: self.clone(),
                 skip_first_steering: AtomicBool::new(skip_first_steering),

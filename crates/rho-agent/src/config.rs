@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use rho_ai::{Model, Provider, ThinkingLevel};
 
-use crate::hooks::{ContextHooks, MessageSource, NextTurnHook, ToolHooks, TurnGate};
+use crate::hooks::{
+    ContextHooks, MessageSource, NextTurnHook, ToolChangeHook, ToolHooks, TurnGate,
+};
 use crate::tool::AgentTool;
 use rho_ai::AgentMessage;
 
@@ -57,6 +59,8 @@ pub struct LoopConfig {
     pub turn_gate: Option<Arc<dyn TurnGate>>,
     /// `prepareNextTurn`.
     pub next_turn: Option<Arc<dyn NextTurnHook>>,
+    /// `declareToolChanges`.
+    pub tool_changes: Option<Arc<dyn ToolChangeHook>>,
 }
 
 impl LoopConfig {
@@ -75,6 +79,7 @@ impl LoopConfig {
             messages: None,
             turn_gate: None,
             next_turn: None,
+            tool_changes: None,
         }
     }
 }

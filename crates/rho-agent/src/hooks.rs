@@ -147,6 +147,22 @@ pub trait NextTurnHook: Send + Sync {
     ) -> Option<Vec<AgentMessage>>;
 }
 
+/// The tools of the turn about to start, and the `system` message declaring how they changed.
+pub struct ToolChange {
+    /// Every tool the model may call from this turn on.
+    pub tools: Vec<std::sync::Arc<dyn crate::tool::AgentTool>>,
+    /// Added to the context right after `turn_start` (Pi 1.6: `toolsAdded`/`toolsRemoved`).
+    pub message: Option<AgentMessage>,
+}
+
+/// Pi 1.6's `declareToolChanges`: at the start of each turn of a run (but the first turn of a
+/// prompt, which the prompt's own `system` message declares), the host may change the run's
+/// tools — a tool search loaded some, an MCP server connected or withdrew one.
+pub trait ToolChangeHook: Send + Sync {
+    /// `Some` when the tools differ from those the context declares.
+    fn tool_changes(&self, context: &[AgentMessage]) -> Option<ToolChange>;
+}
+
 /// Decides after each `turn_end` whether the run ends at once (budgets live here).
 pub trait TurnGate: Send + Sync {
     /// `true` ends the run without polling steering or follow-ups.

@@ -21,9 +21,12 @@ pub use event::{AgentEvent, EventSink, ToolResultPayload};
 pub use execute::BLOCKED;
 pub use hooks::{
     AfterToolCall, AfterToolCallOverride, BeforeToolCall, BeforeToolCallDecision, ContextHooks,
-    HookError, MessageSource, NextTurnHook, ToolHooks, TurnGate, TurnSummary,
+    HookError, MessageSource, NextTurnHook, ToolChange, ToolChangeHook, ToolHooks, TurnGate,
+    TurnSummary,
 };
 pub use queue::{PendingQueue, QueueMode};
 pub use rho_ai::{AgentMessage, CustomMessage, default_convert_to_llm};
 pub use run::{LoopError, run_agent_loop, run_agent_loop_continue};
-pub use tool::{AgentTool, ExecutionMode, ToolContext, ToolError, ToolOutput, ToolUpdates};
+pub use tool::{
+    AgentTool, ExecutionMode, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolUpdates,
+};

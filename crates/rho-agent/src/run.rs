@@ -44,6 +44,15 @@ pub async fn run_agent_loop(
     run.run_loop().await
 }
 
+/// Where a run starts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// A prompt, whose own messages declare the tools.
+    Prompt,
+    /// A continuation: the tools may have changed since the context last declared them.
+    Continue,
+}
+
 /// Continues from the current context without a new prompt (a retry, or after tool results).
 pub async fn run_agent_loop_continue(
     context: LoopContext,
@@ -65,6 +74,7 @@ pub async fn run_agent_loop_continue(
         Some(_) => {}
     }
     let mut run = Run::new(context, config, cancel, sink);
+    run.start = Start::Continue;
     run.emit(AgentEvent::AgentStart);
     run.emit(AgentEvent::TurnStart);
     run.run_loop().await
@@ -84,6 +94,7 @@ pub(crate) struct Run<'c> {
     /// a turn costs the same whatever the transcript's length.
     llm_cache: Arc<Vec<Message>>,
     llm_synced: usize,
+    start: Start,
 }
 
 impl<'c> Run<'c> {
@@ -105,6 +116,7 @@ impl<'c> Run<'c> {
             specs,
             llm_cache: Arc::default(),
             llm_synced: 0,
+            start: Start::Prompt,
         }
     }
 
@@ -158,6 +170,9 @@ impl<'c> Run<'c> {
             while has_more_tool_calls || !pending.is_empty() {
                 if !first_turn {
                     self.emit(AgentEvent::TurnStart);
+                }
+                if !first_turn || self.start == Start::Continue {
+                    self.declare_tool_changes();
                 }
                 first_turn = false;
                 for message in std::mem::take(&mut pending) {
@@ -231,6 +246,22 @@ impl<'c> Run<'c> {
             self.prepare_next_turn().await;
         }
         Ok(self.end())
+    }
+
+    /// Pi 1.6's `declareToolChanges`: the host may change the tools of the turn that starts;
+    /// the `system` message declaring the change joins the context first.
+    fn declare_tool_changes(&mut self) {
+        let Some(hook) = &self.config.tool_changes else {
+            return;
+        };
+        let Some(change) = hook.tool_changes(&self.messages) else {
+            return;
+        };
+        self.specs = change.tools.iter().map(|t| t.spec()).collect();
+        self.tools = ToolTable::new(change.tools);
+        if let Some(message) = change.message {
+            self.add_message(message);
+        }
     }
 
     /// Pi 1.6's `prepareNextTurn`: the host may replace the context before the next turn (a

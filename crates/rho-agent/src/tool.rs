@@ -120,6 +120,20 @@ pub struct ToolContext {
     pub thinking_level: Option<ThinkingLevel>,
 }
 
+/// What a tool says of itself (MCP's tool annotations): hints, never guarantees; the host's gate
+/// may rely on `read_only_hint` to let a tool run in read-only mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ToolAnnotations {
+    /// The tool does not change its environment.
+    pub read_only_hint: Option<bool>,
+    /// The tool may destroy data.
+    pub destructive_hint: Option<bool>,
+    /// Calling it twice with the same arguments does nothing more.
+    pub idempotent_hint: Option<bool>,
+    /// The tool reaches outside (the network, other systems).
+    pub open_world_hint: Option<bool>,
+}
+
 /// A tool the model may call. The host decides whether a proposed call runs; the tool only runs it.
 #[async_trait]
 pub trait AgentTool: Send + Sync {
@@ -142,6 +156,10 @@ pub trait AgentTool: Send + Sync {
     /// write); `None` for no preference.
     fn constrained_sampling(&self) -> Option<Value> {
         None
+    }
+    /// What the tool says of itself (none by default).
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::default()
     }
     /// Reshapes raw arguments before validation (for compatibility shims).
     fn prepare_arguments(&self, args: Value) -> Result<Value, ToolError> {

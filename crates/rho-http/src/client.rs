@@ -154,6 +154,14 @@ impl HttpClient {
             .map_err(|message| SendError::Client(message.clone()))
     }
 
+    /// The reqwest client for any URL (platform roots): for protocols rho-http does not speak
+    /// itself (MCP's streamable HTTP), with the same TLS, no redirects and no retries.
+    pub fn reqwest_client(&self) -> Result<reqwest::Client, String> {
+        self.client(Roots::Platform)
+            .cloned()
+            .map_err(|error| error.to_string())
+    }
+
     /// Sends one POST and waits for the response head. Exactly one request goes out.
     pub(crate) async fn send(&self, request: PostRequest) -> Result<reqwest::Response, SendError> {
         let proxy_set =
