@@ -12,6 +12,7 @@ pub mod retry;
 pub mod session;
 pub mod settings;
 pub mod tool_selection;
+pub mod tool_set;
 pub mod tools;
 pub mod toolset;
 pub mod trust;

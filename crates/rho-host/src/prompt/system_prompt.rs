@@ -121,6 +121,13 @@ impl SystemPrompt {
         &self.sections
     }
 
+    /// This prompt with `extra` sections after its own (an MCP server list).
+    pub fn with_sections(&self, extra: &[(String, String)]) -> SystemPrompt {
+        let mut prompt = self.clone();
+        prompt.sections.extend(extra.iter().cloned());
+        prompt
+    }
+
     /// The text the model reads: the non-empty sections joined by blank lines (Pi's
     /// `getSystemMessageText`).
     pub fn text(&self) -> String {

@@ -15,6 +15,7 @@
 //! | compaction policy, the running compaction | `AutoCompaction` | `compact.rs` |
 //! | the session file (disk, pending or memory) | [`SessionRecord`] | `record.rs` |
 //! | the system prompt the session wants the model to have | `Inner::system` | here; the diff in `session/system.rs` |
+//! | the registered tools and which are active | [`ToolSet`] | `tool_set.rs` |
 //!
 //! Those files import nothing from this one but the event types. The record is the first
 //! listener, so an entry is written before the event that announces it is shown.
@@ -28,7 +29,10 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, Weak};
 
 use async_trait::async_trait;
-use rho_agent::{Agent, AgentError, AgentEvent, AgentMessage, AgentOptions, NextTurnHook};
+use rho_agent::{
+    Agent, AgentError, AgentEvent, AgentMessage, AgentOptions, AgentTool, NextTurnHook, ToolChange,
+    ToolChangeHook,
+};
 use rho_ai::{ImageContent, StopReason, SystemMessage, UserMessage};
 use rho_session::{SessionContext, SessionFile};
 use rho_stdx::sync::lock;
@@ -47,6 +51,16 @@ use crate::compaction::{
 use crate::prompt::{PromptResources, SystemPrompt};
 use crate::record::SessionRecord;
 use crate::retry::{Retry, RetryOutcome, RetryPolicy};
+use crate::tool_set::ToolSet;
+
+/// What runs before each prompt is declared (Pi's `before_agent_start` of its MCP extension):
+/// it may wait (the first prompt waits for MCP servers with direct tools) and gives the system
+/// prompt sections that follow the built-in ones (`mcp_servers`).
+#[async_trait]
+pub trait BeforePrompt: Send + Sync {
+    /// The extra sections, `(name, text)`, in order.
+    async fn before_prompt(&self, cancel: &CancellationToken) -> Vec<(String, String)>;
+}
 
 /// Rejection of a prompt while a run is active.
 pub const SESSION_BUSY: &str = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
@@ -86,6 +100,10 @@ struct Inner {
     /// The system prompt to declare to the model in `system` messages (none: the agent's
     /// prompt is sent as it is and no `system` message is written).
     system: Option<SystemPrompt>,
+    /// The registered tools; the active ones are the agent's.
+    tools: Arc<ToolSet>,
+    /// What runs before each prompt.
+    before_prompt: Option<Arc<dyn BeforePrompt>>,
 }
 
 /// Builds a session together with its agent, so budgets can reach the agent's turn gate.
@@ -97,9 +115,24 @@ pub struct SessionBuilder {
     compaction: CompactionPolicy,
     file: Option<SessionFile>,
     system: Option<SystemPrompt>,
+    tools: Option<Arc<ToolSet>>,
+    before_prompt: Option<Arc<dyn BeforePrompt>>,
 }
 
 impl SessionBuilder {
+    /// Takes the session's tools from `tools` (default: a registry of the agent options' tools,
+    /// all active), so tools registered later (an MCP server's) reach the model.
+    pub fn tool_set(mut self, tools: Arc<ToolSet>) -> Self {
+        self.tools = Some(tools);
+        self
+    }
+
+    /// Runs `hook` before each prompt is declared.
+    pub fn before_prompt(mut self, hook: Arc<dyn BeforePrompt>) -> Self {
+        self.before_prompt = Some(hook);
+        self
+    }
+
     /// Declares `prompt` and the agent's tools to the model in Pi 1.6's `system` messages: the
     /// first prompt of a session opens with one, and a later prompt gets one only when the
     /// prompt or the tools changed. The agent's system prompt follows what they declare.
@@ -161,10 +194,15 @@ impl SessionBuilder {
         let listeners = Listeners::default();
         let recorder = record.clone();
         listeners.add(move |event| recorder.on_event(event));
-        // The agent is built with its session's mid-run compaction, which reaches the session
-        // through a weak reference (the session owns the agent).
+        let tools = self
+            .tools
+            .unwrap_or_else(|| Arc::new(ToolSet::new(options.tools.clone())));
+        options.tools = tools.active();
+        // The agent is built with its session's mid-run compaction and tool changes, which
+        // reach the session through a weak reference (the session owns the agent).
         let inner = Arc::new_cyclic(|session| {
             options.next_turn = Some(Arc::new(NextTurn(session.clone())));
+            options.tool_changes = Some(Arc::new(ToolChanges(session.clone())));
             Inner {
                 agent: Agent::new(options),
                 record,
@@ -177,6 +215,8 @@ impl SessionBuilder {
                 resources: self.resources,
                 held_back: Mutex::new(Vec::new()),
                 system: self.system,
+                tools,
+                before_prompt: self.before_prompt,
             }
         });
         let agent = inner.agent.clone();
@@ -207,6 +247,37 @@ impl NextTurnHook for NextTurn {
             .before_next_turn(&inner.parts(), cancel)
             .await
     }
+}
+
+/// The agent's `declareToolChanges`: the active tools at the start of a turn, declared when they
+/// differ from the run's.
+struct ToolChanges(Weak<Inner>);
+
+impl ToolChangeHook for ToolChanges {
+    fn tool_changes(&self, context: &[AgentMessage]) -> Option<ToolChange> {
+        let inner = self.0.upgrade()?;
+        let tools = inner.tools.active();
+        let same = inner
+            .agent
+            .with_state(|state| same_names(&state.tools, &tools));
+        if same {
+            return None;
+        }
+        inner
+            .agent
+            .update_state(|state| state.tools = tools.clone());
+        let message = inner
+            .system
+            .as_ref()
+            .and_then(|_| Declared::replay(context).update_tools_to(&tools))
+            .map(AgentMessage::from);
+        Some(ToolChange { tools, message })
+    }
+}
+
+/// Whether two tool lists hold the same names in the same order.
+fn same_names(a: &[Arc<dyn AgentTool>], b: &[Arc<dyn AgentTool>]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.name() == y.name())
 }
 
 impl Inner {
@@ -285,8 +356,13 @@ impl Inner {
         let cancel = self.slot.new_cancel();
         self.compaction.before_prompt(&self.parts(), &cancel).await;
         let text = self.expand(text);
+        let extra = match &self.before_prompt {
+            Some(hook) => hook.before_prompt(&cancel).await,
+            None => Vec::new(),
+        };
+        self.tools.drop_pending();
         let mut messages: Vec<AgentMessage> = Vec::with_capacity(2);
-        if let Some(system) = self.declare_system_prompt() {
+        if let Some(system) = self.declare_system_prompt(&extra) {
             messages.push(system.into());
         }
         messages.push(UserMessage::with_images(text, images).into());
@@ -335,11 +411,17 @@ impl Inner {
     /// The `system` message a prompt opens with when the transcript does not yet declare the
     /// session's prompt and tools; points the agent's prompt at what the transcript will
     /// declare.
-    fn declare_system_prompt(&self) -> Option<SystemMessage> {
-        let wanted = self.system.as_ref()?;
+    fn declare_system_prompt(&self, extra: &[(String, String)]) -> Option<SystemMessage> {
+        let tools = self.tools.active();
+        let Some(wanted) = self.system.as_ref() else {
+            self.agent.update_state(|state| state.tools = tools);
+            return None;
+        };
+        let wanted = wanted.with_sections(extra);
         self.agent.update_state(|state| {
+            state.tools = tools;
             let mut declared = Declared::replay(&state.messages);
-            let update = declared.update_to(wanted, &state.tools);
+            let update = declared.update_to(&wanted, &state.tools);
             state.system_prompt = Some(declared.text().into());
             update
         })
@@ -410,6 +492,8 @@ impl AgentSession {
             compaction: CompactionPolicy::default(),
             file: None,
             system: None,
+            tools: None,
+            before_prompt: None,
         }
     }
 
@@ -429,10 +513,19 @@ impl AgentSession {
         self.inner.listeners.add(listener);
     }
 
-    /// Puts a restored context into the agent: its transcript becomes the agent's messages.
+    /// Puts a restored context into the agent: its transcript becomes the agent's messages, and
+    /// the tools it declares that are registered later (a tool search's, whose MCP server is
+    /// still connecting) are active again when they are.
     pub fn restore(&self, context: &SessionContext) {
         let messages = context.messages.clone();
+        let declared = Declared::replay(&messages).tool_names();
+        self.inner.tools.restore(&declared);
         self.agent().update_state(|state| state.messages = messages);
+    }
+
+    /// The session's tools.
+    pub fn tools(&self) -> &Arc<ToolSet> {
+        &self.inner.tools
     }
 
     /// Runs a text prompt to the end and settles it.

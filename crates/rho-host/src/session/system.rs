@@ -54,6 +54,55 @@ impl Declared {
         render_sections(self.sections.values().filter_map(Value::as_str))
     }
 
+    /// The names of the tools declared.
+    pub(crate) fn tool_names(&self) -> Vec<String> {
+        self.tools.iter().map(|tool| tool.name.clone()).collect()
+    }
+
+    /// The system message declaring how `tools` differ from the tools declared (sections
+    /// untouched), or `None` when they do not. Applies it to `self`.
+    pub(crate) fn update_tools_to(
+        &mut self,
+        tools: &[Arc<dyn AgentTool>],
+    ) -> Option<SystemMessage> {
+        let (added, removed) = self.tool_difference(tools);
+        if added.is_empty() && removed.is_empty() {
+            return None;
+        }
+        let message = SystemMessage {
+            role: SystemRole::System,
+            content: UserContent::Text(String::new()),
+            sections: None,
+            timestamp: now_ms(),
+            tools_added: (!added.is_empty()).then_some(added),
+            tools_removed: (!removed.is_empty()).then_some(removed),
+        };
+        self.apply(&message);
+        Some(message)
+    }
+
+    /// The declarations `tools` add and the removals they make.
+    fn tool_difference(
+        &self,
+        tools: &[Arc<dyn AgentTool>],
+    ) -> (Vec<ToolDeclaration>, Vec<ToolRemoval>) {
+        let wanted: Vec<ToolDeclaration> = tools.iter().map(|tool| declaration(&**tool)).collect();
+        let added: Vec<ToolDeclaration> = wanted
+            .iter()
+            .filter(|tool| !self.tools.contains(tool))
+            .cloned()
+            .collect();
+        let removed: Vec<ToolRemoval> = self
+            .tools
+            .iter()
+            .filter(|tool| !wanted.iter().any(|w| w.name == tool.name))
+            .map(|tool| ToolRemoval {
+                name: tool.name.clone(),
+            })
+            .collect();
+        (added, removed)
+    }
+
     /// The system message that takes the model from what is declared to `prompt` and `tools`,
     /// or `None` when nothing differs. Applies it to `self`.
     pub(crate) fn update_to(
@@ -72,20 +121,7 @@ impl Declared {
                 patch.insert(name.clone(), Value::Null);
             }
         }
-        let wanted: Vec<ToolDeclaration> = tools.iter().map(|tool| declaration(&**tool)).collect();
-        let added: Vec<ToolDeclaration> = wanted
-            .iter()
-            .filter(|tool| !self.tools.contains(tool))
-            .cloned()
-            .collect();
-        let removed: Vec<ToolRemoval> = self
-            .tools
-            .iter()
-            .filter(|tool| !wanted.iter().any(|w| w.name == tool.name))
-            .map(|tool| ToolRemoval {
-                name: tool.name.clone(),
-            })
-            .collect();
+        let (added, removed) = self.tool_difference(tools);
         if patch.is_empty() && added.is_empty() && removed.is_empty() {
             return None;
         }

@@ -10,6 +10,7 @@ pub mod mutation_queue;
 pub mod path;
 pub mod read;
 mod read_lines;
+pub mod tool_search;
 pub mod truncate;
 pub mod write;
 
