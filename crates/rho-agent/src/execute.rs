@@ -315,6 +315,7 @@ async fn preflight(
                 tool_call: call,
                 args: &args,
                 context: run.messages,
+                annotations: tool.annotations(),
             },
             run.cancel,
         ))

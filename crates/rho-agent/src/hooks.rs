@@ -24,6 +24,8 @@ pub struct BeforeToolCall<'a> {
     pub args: &'a Value,
     /// The context so far.
     pub context: &'a [AgentMessage],
+    /// What the tool says of itself (an MCP tool's `readOnlyHint`).
+    pub annotations: crate::tool::ToolAnnotations,
 }
 
 /// `{block, reason?, terminate?}`.

@@ -55,6 +55,18 @@ pub enum Refusal {
         /// Where the rule is, e.g. `/p/.rho/rules.toml, rule 2 ("git push")`.
         rule: String,
     },
+    /// A tool refused by a `tool` rule.
+    ToolDenied {
+        /// The tool.
+        tool: String,
+        /// Where the rule is.
+        rule: String,
+    },
+    /// A tool that does not say it is read-only, in read-only mode.
+    NotReadOnly {
+        /// The tool.
+        tool: String,
+    },
     /// A bash command the user declined to approve.
     CommandNotApproved {
         /// The simple command that needed approval.
@@ -103,6 +115,14 @@ impl fmt::Display for Refusal {
             Refusal::CommandDenied { part, rule } => write!(
                 f,
                 "Command \"{part}\" is denied by a command rule ({rule}). Change the rule to allow it."
+            ),
+            Refusal::ToolDenied { tool, rule } => write!(
+                f,
+                "Tool \"{tool}\" is denied by a tool rule ({rule}). Change the rule to allow it."
+            ),
+            Refusal::NotReadOnly { tool } => write!(
+                f,
+                "The {tool} tool is not available in read-only mode (--permission read-only): it does not say it is read-only (readOnlyHint). Use --permission workspace-write to allow it."
             ),
             Refusal::CommandNotApproved { part } => {
                 write!(f, "Command \"{part}\" was not approved by the user.")

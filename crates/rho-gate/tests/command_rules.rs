@@ -338,7 +338,7 @@ fn a_rule_has_a_prefix_or_a_command_of_literal_words() {
         CommandRules::parse(both, Path::new("r.toml"))
             .unwrap_err()
             .to_string(),
-        "Invalid rule in r.toml, rule 1 (\"a\"): a rule has either a prefix or a command"
+        "Invalid rule in r.toml, rule 1 (\"a\"): a rule has one of prefix, command or tool"
     );
     let dynamic = "[[rule]]\ndecision = \"deny\"\nprefix = \"rm $X\"\n";
     assert_eq!(
@@ -359,4 +359,42 @@ fn an_allow_prefix_allows_only_what_it_says_word_for_word() {
         rules.decide("git --no-pager status"),
         CommandDecision::Ask { .. }
     ));
+}
+
+#[test]
+fn tool_rules_allow_ask_or_deny_tools_by_name_pattern() {
+    let text = r#"
+[[rule]]
+decision = "ask"
+tool = "mcp__github__*"
+match = ["mcp__github__create_issue"]
+not_match = ["mcp__gitlab__x"]
+
+[[rule]]
+decision = "allow"
+tool = "mcp__github__get_*"
+
+[[rule]]
+decision = "deny"
+tool = "mcp__github__delete_repo"
+"#;
+    let rules = CommandRules::parse(text, Path::new("r.toml")).unwrap();
+    assert!(matches!(
+        rules.decide_tool("mcp__github__create_issue"),
+        CommandDecision::Ask { .. }
+    ));
+    assert_eq!(
+        rules.decide_tool("mcp__github__get_issue"),
+        CommandDecision::Allow
+    );
+    assert!(matches!(
+        rules.decide_tool("mcp__github__delete_repo"),
+        CommandDecision::Deny { .. }
+    ));
+    assert_eq!(rules.decide_tool("read"), CommandDecision::Allow);
+    // Tool rules never match a bash command.
+    assert_eq!(
+        rules.decide("mcp__github__delete_repo"),
+        CommandDecision::Allow
+    );
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use rho_agent::{BeforeToolCall, BeforeToolCallDecision, HookError, ToolHooks};
+use rho_agent::{BeforeToolCall, BeforeToolCallDecision, HookError, ToolAnnotations, ToolHooks};
 use rho_gate::{Access, CommandDecision, GatePolicy, Refusal};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -49,10 +49,59 @@ impl Gate {
 
     /// The whole preflight check of one call: paths for the file tools, rules for `bash`.
     pub async fn check(&self, tool: &str, args: &Value) -> Result<(), Refusal> {
-        if tool == "bash" {
-            self.check_command_call(args).await
-        } else {
-            self.check_path_call(tool, args)
+        self.check_call(tool, args, ToolAnnotations::default())
+            .await
+    }
+
+    /// [`Gate::check`] knowing what the tool says of itself: any other tool (an MCP server's)
+    /// runs in read-only mode only when it says it is read-only, and passes the `tool` rules.
+    pub async fn check_call(
+        &self,
+        tool: &str,
+        args: &Value,
+        annotations: ToolAnnotations,
+    ) -> Result<(), Refusal> {
+        match tool {
+            "bash" => self.check_command_call(args).await,
+            "read" | "write" | "edit" | "ls" | "grep" | "find" => self.check_path_call(tool, args),
+            _ => self.check_tool_call(tool, args, annotations).await,
+        }
+    }
+
+    /// A tool that is neither a file tool nor `bash`.
+    async fn check_tool_call(
+        &self,
+        tool: &str,
+        args: &Value,
+        annotations: ToolAnnotations,
+    ) -> Result<(), Refusal> {
+        let harmless = tool == crate::tools::tool_search::NAME;
+        if self.policy.mode() == rho_gate::PermissionMode::ReadOnly
+            && !harmless
+            && annotations.read_only_hint != Some(true)
+        {
+            return Err(Refusal::NotReadOnly {
+                tool: tool.to_owned(),
+            });
+        }
+        let (part, why) = match self.policy.rules().decide_tool(tool) {
+            CommandDecision::Allow => return Ok(()),
+            CommandDecision::Deny { part, rule } => {
+                return Err(Refusal::ToolDenied {
+                    tool: part,
+                    rule: rule.to_string(),
+                });
+            }
+            CommandDecision::Ask { part, rule } => (part, format!("ask rule in {rule}")),
+            CommandDecision::Unknown { part, .. } | CommandDecision::Unparsed { reason: part } => {
+                (part, "it cannot be checked".to_owned())
+            }
+        };
+        let shown = format!("{part} {args}");
+        match &self.approver {
+            Some(approver) if approver.approve(&shown, &why).await => Ok(()),
+            Some(_) => Err(Refusal::CommandNotApproved { part }),
+            None => Err(Refusal::CommandNeedsApproval { part, why }),
         }
     }
 
@@ -121,7 +170,9 @@ impl ToolHooks for Gate {
         call: BeforeToolCall<'_>,
         _cancel: &CancellationToken,
     ) -> Result<Option<BeforeToolCallDecision>, HookError> {
-        let verdict = self.check(&call.tool_call.name, call.args).await;
+        let verdict = self
+            .check_call(&call.tool_call.name, call.args, call.annotations)
+            .await;
         Ok(verdict.err().map(|refusal| BeforeToolCallDecision {
             block: true,
             reason: Some(refusal.to_string()),

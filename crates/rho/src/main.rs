@@ -11,6 +11,7 @@ mod cli_checks;
 mod export;
 mod interactive;
 mod local;
+mod mcp;
 mod model_choice;
 mod model_scope;
 mod output;

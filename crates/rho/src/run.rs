@@ -95,10 +95,22 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
     .context("the session could not be built")??;
     let (
         Built {
-            session, header, ..
+            session,
+            header,
+            mcp,
+            ..
         },
         prompts,
     ) = built;
+    if let Some(mcp) = &mcp {
+        // Problems with the servers are said once, when every server has tried to connect.
+        let watched = mcp.clone();
+        tokio::spawn(async move {
+            if let Some(report) = watched.attention().await {
+                crate::warnings::say(format!("rho: {report}"));
+            }
+        });
+    }
 
     if json {
         write_json_line(&header);
@@ -111,6 +123,9 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
     record.flush().await;
     for error in record.take_errors() {
         eprintln!("Error: the session was not fully saved: {error}");
+    }
+    if let Some(mcp) = &mcp {
+        mcp.shutdown().await;
     }
     let last = outcome?;
     if let code @ 1.. = signal.load(Ordering::SeqCst) {

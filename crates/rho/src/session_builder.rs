@@ -18,6 +18,8 @@ use rho_ai::{Model, ThinkingLevel};
 use rho_host::budget::Budget;
 use rho_host::compaction::CompactionPolicy;
 use rho_host::settings::Settings;
+use rho_host::tool_set::{ToolExposure, ToolSet};
+use rho_host::tools::tool_search::ToolSearch;
 use rho_host::{AgentSession, RetryPolicy};
 use rho_session::{SessionContext, SessionError, SessionFile, SessionHeader};
 
@@ -78,7 +80,24 @@ pub fn build(kit: &SessionKit, start: SessionStart) -> Result<AgentSession, Sess
     options.session_id = Some(header.id);
     // A pending file is written at the first message, before any tool call can read the path.
     options.session_file = start.file.path().map(Path::to_path_buf);
-    let session = AgentSession::builder(options)
+    let tools = Arc::new(ToolSet::new(options.tools.clone()));
+    if kit.workspace.tool_search {
+        let registration = kit
+            .workspace
+            .mcp
+            .clone()
+            .map(|mcp| mcp as Arc<dyn rho_host::tools::tool_search::Registration>);
+        let search = ToolSearch::new(tools.clone(), registration);
+        tools.register(Arc::new(search), ToolExposure::Direct, true, None);
+    }
+    if let Some(mcp) = &kit.workspace.mcp {
+        mcp.attach(&tools);
+    }
+    let mut builder = AgentSession::builder(options).tool_set(tools);
+    if let Some(mcp) = &kit.workspace.mcp {
+        builder = builder.before_prompt(mcp.clone());
+    }
+    let session = builder
         .budget(kit.budget)
         .retry(RetryPolicy {
             enabled: start.auto_retry,
@@ -251,6 +270,8 @@ pub struct Built {
     pub auto_compact: bool,
     /// The session's provider: the chosen model's route, to which a model switch adds its own.
     pub router: Arc<RoutedProvider>,
+    /// The MCP servers, to stop at the end.
+    pub mcp: Option<Arc<rho_host::mcp::McpHost>>,
 }
 
 /// Builds the session `chosen` describes on `target` (`-p`, `--mode json`, interactive).
@@ -298,5 +319,6 @@ pub fn build_chosen(
         run_cwd,
         auto_compact: kit.compaction.enabled,
         router: kit.router,
+        mcp: kit.workspace.mcp,
     })
 }

@@ -12,7 +12,7 @@ use rho_host::gate::Gate;
 use rho_host::prompt::{PromptOptions, PromptResources, SystemPrompt};
 use rho_host::settings::{Settings, SettingsPaths, load_settings};
 use rho_host::tool_selection::{ToolChoice, resolve_default_tools};
-use rho_host::toolset::{BUILTIN_TOOLS, Confinement, create_tools};
+use rho_host::toolset::{Confinement, create_tools};
 use rho_host::{Budget, RetryPolicy};
 use rho_models::{ProcessEnvironment, rho_home};
 
@@ -78,7 +78,7 @@ pub fn tool_names(cli: &Cli, settings: &Settings) -> Vec<String> {
         no_tools: cli.no_tools || cli.no_builtin_tools,
         exclude: exclude.as_deref(),
     }
-    .select(&BUILTIN_TOOLS)
+    .select(&SELECTABLE_TOOLS)
 }
 
 /// A list flag's entries trimmed, empty ones dropped (clap has split it on `,`).
@@ -104,6 +104,10 @@ pub struct Workspace {
     /// The system prompt for `tools`, as sections (the session declares them to the model in a
     /// `system` message).
     pub system_prompt: SystemPrompt,
+    /// Whether `tool_search` is active (chosen, or an MCP server has deferred tools).
+    pub tool_search: bool,
+    /// The MCP servers, connecting in the background.
+    pub mcp: Option<Arc<rho_host::mcp::McpHost>>,
 }
 
 /// Builds the workspace of a session rooted at `cwd`; a `local` model gets the read-only tools
@@ -160,6 +164,18 @@ pub fn workspace(
     } else {
         tool_names(cli, settings)
     };
+    let mcp = if local {
+        None
+    } else {
+        crate::mcp::start(cli, cwd, trusted, &policy, None)
+    };
+    let excluded = |name: &str| {
+        cli.exclude_tools
+            .as_deref()
+            .is_some_and(|list| rho_host::tool_selection::matches_tool(&trimmed(list), name))
+    };
+    let tool_search = names.iter().any(|n| n == TOOL_SEARCH)
+        || (mcp.as_deref().is_some_and(crate::mcp::needs_tool_search) && !excluded(TOOL_SEARCH));
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let tools = create_tools(cwd, &names, Some(&confinement));
     if tools.iter().any(|tool| tool.name() == "bash") {
@@ -191,7 +207,10 @@ pub fn workspace(
             eprintln!("{diagnostic}");
         }
     }
-    let active: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
+    let mut active: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
+    if tool_search {
+        active.push(TOOL_SEARCH);
+    }
     let system_prompt = if local && cli.system_prompt.is_none() {
         SystemPrompt::preamble_only(crate::local::system_prompt(&active, cwd))
     } else {
@@ -203,5 +222,22 @@ pub fn workspace(
         policy,
         resources: Arc::new(resources),
         system_prompt,
+        tool_search,
+        mcp,
     })
 }
+
+/// What `--tools` and `defaultTools` may name: the built-in tools and `tool_search`.
+const SELECTABLE_TOOLS: [&str; 8] = [
+    "read",
+    "bash",
+    "edit",
+    "write",
+    "grep",
+    "find",
+    "ls",
+    TOOL_SEARCH,
+];
+
+/// The tool search's name.
+const TOOL_SEARCH: &str = rho_host::tools::tool_search::NAME;

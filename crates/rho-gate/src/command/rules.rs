@@ -5,7 +5,8 @@
 //! ```toml
 //! [[rule]]
 //! decision = "deny"            # allow | deny | ask
-//! prefix = "git push"          # or: command = "git push origin main" (exactly that command)
+//! prefix = "git push"          # or: command = "git push origin main" (exactly that command),
+//!                              # or: tool = "mcp__github__*" (tools by name, `*` any run)
 //! match = ["git push origin main"]
 //! not_match = ["git pull"]
 //! ```
@@ -54,6 +55,8 @@ struct RawRule {
     prefix: Option<String>,
     #[serde(default)]
     command: Option<String>,
+    #[serde(default)]
+    tool: Option<String>,
     #[serde(default, rename = "match")]
     matches: Vec<String>,
     #[serde(default)]
@@ -98,6 +101,8 @@ pub enum Pattern {
     Prefix(Vec<String>),
     /// Exactly this command.
     Exact(Vec<String>),
+    /// Tools whose names match (`*` matches any run of characters): not bash commands.
+    Tool(String),
 }
 
 /// One loaded rule.
@@ -128,6 +133,8 @@ impl Rule {
         match &self.pattern {
             Pattern::Exact(_) => usize::MAX,
             Pattern::Prefix(words) => words.len(),
+            // More literal characters say more.
+            Pattern::Tool(pattern) => pattern.len() - pattern.matches('*').count(),
         }
     }
 
@@ -135,6 +142,7 @@ impl Rule {
     fn verdict(&self, candidate: &Candidate) -> Verdict {
         let words = &candidate.words;
         match (&self.pattern, self.decision) {
+            (Pattern::Tool(_), _) => Verdict::No,
             (Pattern::Exact(want), _) => {
                 let exact = words.len() == want.len()
                     && words
@@ -167,6 +175,9 @@ impl Rule {
 
     /// Whether the rule matches any simple command of `command` (its examples' check).
     fn matches_command(&self, command: &str) -> bool {
+        if let Pattern::Tool(pattern) = &self.pattern {
+            return wildcard(pattern, command);
+        }
         let Ok(parts) = simple_commands(command) else {
             return false;
         };
@@ -182,6 +193,7 @@ impl Rule {
     fn name(&self) -> &str {
         let words = match &self.pattern {
             Pattern::Prefix(words) | Pattern::Exact(words) => words,
+            Pattern::Tool(_) => return "",
         };
         words.first().map_or("", |name| basename(name))
     }
@@ -337,6 +349,32 @@ impl CommandRules {
         &self.rules
     }
 
+    /// The decision on a call of the tool `name` (not bash): the `tool` rules matching it, `deny`
+    /// first, then the most specific (a tie asks); no rule is allow.
+    pub fn decide_tool(&self, name: &str) -> CommandDecision {
+        let matching: Vec<&Rule> = self
+            .rules
+            .iter()
+            .filter(|rule| matches!(&rule.pattern, Pattern::Tool(p) if wildcard(p, name)))
+            .collect();
+        if let Some(deny) = matching.iter().find(|r| r.decision == Decision::Deny) {
+            return CommandDecision::Deny {
+                part: name.to_owned(),
+                rule: deny.location.clone(),
+            };
+        }
+        let best = matching
+            .iter()
+            .max_by_key(|rule| (rule.specificity(), rule.decision == Decision::Ask));
+        match best {
+            Some(rule) if rule.decision == Decision::Ask => CommandDecision::Ask {
+                part: name.to_owned(),
+                rule: rule.location.clone(),
+            },
+            _ => CommandDecision::Allow,
+        }
+    }
+
     /// The decision on `command`: every simple command in it must pass.
     pub fn decide(&self, command: &str) -> CommandDecision {
         if self.rules.is_empty() {
@@ -453,13 +491,26 @@ impl CommandRules {
 
 /// One rule from its file's table.
 fn load_rule(raw: &RawRule, origin: &Path, index: usize) -> Result<Rule, RulesError> {
-    let (text, exact) = match (&raw.prefix, &raw.command) {
-        (Some(prefix), None) => (prefix, false),
-        (None, Some(command)) => (command, true),
-        (given, _) => {
+    let (text, exact) = match (&raw.prefix, &raw.command, &raw.tool) {
+        (Some(prefix), None, None) => (prefix, false),
+        (None, Some(command), None) => (command, true),
+        (None, None, Some(tool)) => {
+            return Ok(Rule {
+                decision: raw.decision,
+                pattern: Pattern::Tool(tool.clone()),
+                location: RuleRef {
+                    file: origin.to_path_buf(),
+                    index,
+                    prefix: tool.clone(),
+                },
+                shape: Shape::default(),
+            });
+        }
+        (given, _, _) => {
             let shown = given
                 .clone()
                 .or_else(|| raw.command.clone())
+                .or_else(|| raw.tool.clone())
                 .unwrap_or_default();
             return Err(RulesError::Rule {
                 location: RuleRef {
@@ -467,7 +518,7 @@ fn load_rule(raw: &RawRule, origin: &Path, index: usize) -> Result<Rule, RulesEr
                     index,
                     prefix: shown,
                 },
-                message: "a rule has either a prefix or a command".to_owned(),
+                message: "a rule has one of prefix, command or tool".to_owned(),
             });
         }
     };
@@ -523,4 +574,25 @@ fn check_examples(rule: &Rule, examples: &[String], should_match: bool) -> Resul
         }),
         None => Ok(()),
     }
+}
+
+/// `text` matches `pattern` whole, `*` matching any run of characters.
+fn wildcard(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let Some((first, rest)) = parts.split_first() else {
+        return text.is_empty();
+    };
+    let Some(mut remaining) = text.strip_prefix(first) else {
+        return false;
+    };
+    let Some((last, middle)) = rest.split_last() else {
+        return remaining.is_empty();
+    };
+    for part in middle {
+        match remaining.find(part) {
+            Some(at) => remaining = &remaining[at + part.len()..],
+            None => return false,
+        }
+    }
+    remaining.len() >= last.len() && remaining.ends_with(last)
 }

@@ -53,6 +53,7 @@ impl ToolPrompt {
             ),
             "find" => ("Find files by glob pattern (respects .gitignore)", &[]),
             "ls" => ("List directory contents", &[]),
+            "tool_search" => (crate::tools::tool_search::SNIPPET, &[]),
             _ => return None,
         };
         Some(Self {

@@ -1,0 +1,103 @@
+//! MCP for a run: the servers of `RHO_HOME/mcp.json` (and a trusted project's `.rho/mcp.json`)
+//! started in the background unless `--no-mcp`, with a provider's key for `auth.provider`
+//! servers, the tool filter of `--tools`/`--exclude-tools`, and what rho says at start.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rho_gate::GatePolicy;
+use rho_host::mcp::{McpHost, McpToolFilter};
+use rho_mcp::log::McpLog;
+use rho_mcp::{Credentials, Defaults, Elicitor, McpConfig, McpContext};
+use rho_models::{ProcessEnvironment, rho_home};
+use tokio::sync::mpsc;
+
+use crate::cli::Cli;
+
+/// A provider's key from `auth.json` or the environment, as the models get theirs.
+struct ProviderKeys {
+    home: std::path::PathBuf,
+}
+
+impl Credentials for ProviderKeys {
+    fn provider_key(&self, provider: &str) -> Option<String> {
+        let (auth, _) = rho_models::AuthStore::load(&self.home, Arc::new(ProcessEnvironment));
+        auth.api_key(provider)
+            .ok()
+            .flatten()
+            .map(|key| key.expose().to_owned())
+    }
+}
+
+/// The MCP servers of a run in `cwd`, started; `None` with `--no-mcp`, without a `RHO_HOME`, or
+/// when nothing is configured. Config errors and other start notices go to stderr. Call within
+/// the runtime (on a blocking thread is fine).
+pub fn start(
+    cli: &Cli,
+    cwd: &Path,
+    trusted: bool,
+    policy: &GatePolicy,
+    elicitor: Option<Arc<dyn Elicitor>>,
+) -> Option<Arc<McpHost>> {
+    if cli.no_mcp {
+        return None;
+    }
+    let home = rho_home(&ProcessEnvironment)?;
+    let config = McpConfig::load(&home, cwd, trusted);
+    if config.servers.is_empty() && config.errors.is_empty() {
+        return None;
+    }
+    let (signals, receiver) = mpsc::unbounded_channel();
+    let context = Arc::new(McpContext {
+        cwd: cwd.to_path_buf(),
+        log: Arc::new(McpLog::new(home.join("mcp.log"))),
+        elicitor: elicitor.unwrap_or_else(|| Arc::new(Defaults)),
+        signals,
+        tool_environment: policy.tool_environment().clone(),
+        credentials: Arc::new(ProviderKeys { home }),
+        http: rho_http::HttpClient::shared(),
+    });
+    let host = McpHost::start(config, context, receiver, filter(cli));
+    for notice in host.startup_notices() {
+        crate::warnings::say(format!("rho: {notice}"));
+    }
+    Some(host)
+}
+
+/// `--tools`/`--no-tools` and `--exclude-tools` as they apply to MCP tools.
+fn filter(cli: &Cli) -> McpToolFilter {
+    let trimmed = |entries: &[String]| -> Vec<String> {
+        entries
+            .iter()
+            .map(|e| e.trim().to_owned())
+            .filter(|e| !e.is_empty())
+            .collect()
+    };
+    let allow = if cli.no_tools {
+        Some(Vec::new())
+    } else {
+        cli.tools.as_deref().map(trimmed).filter(|list| {
+            !list
+                .iter()
+                .any(|e| rho_host::tool_selection::is_tool_modifier(e))
+        })
+    };
+    McpToolFilter {
+        allow,
+        exclude: cli
+            .exclude_tools
+            .as_deref()
+            .map(trimmed)
+            .unwrap_or_default(),
+    }
+}
+
+/// Whether the servers need `tool_search`: some enabled server has deferred or codemode tools.
+pub fn needs_tool_search(host: &McpHost) -> bool {
+    host.servers().iter().any(|server| {
+        server.entry().config.enabled()
+            && [rho_mcp::Exposure::Deferred, rho_mcp::Exposure::Codemode]
+                .into_iter()
+                .any(|exposure| rho_host::mcp::configures(server, exposure))
+    })
+}
