@@ -45,12 +45,15 @@ pub struct Registered {
     pub active: bool,
     /// What it belongs to.
     pub namespace: Option<Arc<ToolNamespace>>,
+    /// When it became active: active tools are declared in that order (Pi appends the tools
+    /// a search loads, in the order it ranked them).
+    activated: u64,
 }
 
 /// The registry.
 #[derive(Default)]
 pub struct ToolSet {
-    entries: Mutex<Vec<Registered>>,
+    entries: Mutex<Entries>,
     /// Tools a resumed transcript declares that are not registered yet (their MCP server is
     /// still connecting): active as soon as they are, until the next prompt starts.
     pending: Mutex<Vec<String>>,
@@ -59,51 +62,53 @@ pub struct ToolSet {
 impl ToolSet {
     /// A registry of `tools`, all direct and active, in that order.
     pub fn new(tools: Vec<Arc<dyn AgentTool>>) -> ToolSet {
-        let entries = tools
+        let list: Vec<Registered> = tools
             .into_iter()
-            .map(|tool| Registered {
+            .zip(0u64..)
+            .map(|(tool, activated)| Registered {
                 tool,
                 exposure: ToolExposure::Direct,
                 active: true,
                 namespace: None,
+                activated,
             })
             .collect();
+        let next = list.len() as u64;
         ToolSet {
-            entries: Mutex::new(entries),
+            entries: Mutex::new(Entries { list, next }),
             pending: Mutex::default(),
         }
     }
 
-    fn entries(&self) -> std::sync::MutexGuard<'_, Vec<Registered>> {
+    fn entries(&self) -> std::sync::MutexGuard<'_, Entries> {
         rho_stdx::sync::lock(&self.entries)
     }
 
-    /// The active tools, in registration order.
+    /// The active tools, in the order they became active.
     pub fn active(&self) -> Vec<Arc<dyn AgentTool>> {
-        self.entries()
-            .iter()
-            .filter(|entry| entry.active)
-            .map(|entry| entry.tool.clone())
-            .collect()
+        let entries = self.entries();
+        let mut active: Vec<&Registered> = entries.list.iter().filter(|e| e.active).collect();
+        active.sort_by_key(|entry| entry.activated);
+        active.iter().map(|entry| entry.tool.clone()).collect()
     }
 
     /// The names of the active tools.
     pub fn active_names(&self) -> Vec<String> {
-        self.entries()
+        self.active()
             .iter()
-            .filter(|entry| entry.active)
-            .map(|entry| entry.tool.name().to_owned())
+            .map(|tool| tool.name().to_owned())
             .collect()
     }
 
     /// Every registered tool.
     pub fn all(&self) -> Vec<Registered> {
-        self.entries().clone()
+        self.entries().list.clone()
     }
 
     /// The tool named `name`, registered and not hidden.
     pub fn get(&self, name: &str) -> Option<Registered> {
         self.entries()
+            .list
             .iter()
             .find(|entry| entry.tool.name() == name && entry.exposure != ToolExposure::Hidden)
             .cloned()
@@ -124,25 +129,37 @@ impl ToolSet {
             found.map(|index| pending.remove(index)).is_some()
         };
         let active = active || (restored && exposure == ToolExposure::Deferred);
-        let entry = Registered {
+        let mut entries = self.entries();
+        let mut entry = Registered {
             active: active && exposure != ToolExposure::Hidden,
             tool,
             exposure,
             namespace,
+            activated: 0,
         };
-        let mut entries = self.entries();
         match entries
+            .list
             .iter()
             .position(|e| e.tool.name() == entry.tool.name())
         {
             Some(index) => {
-                // A tool loaded by a search stays loaded when its server registers it again.
-                let was_active = entries[index].active;
-                let mut entry = entry;
-                entry.active |= was_active && entry.exposure != ToolExposure::Hidden;
-                entries[index] = entry;
+                // A tool loaded by a search stays loaded when its server registers it again,
+                // and keeps its place.
+                let old = &entries.list[index];
+                if old.active && entry.exposure != ToolExposure::Hidden {
+                    entry.active = true;
+                    entry.activated = old.activated;
+                } else if entry.active {
+                    entry.activated = entries.take_next();
+                }
+                entries.list[index] = entry;
             }
-            None => entries.push(entry),
+            None => {
+                if entry.active {
+                    entry.activated = entries.take_next();
+                }
+                entries.list.push(entry);
+            }
         }
     }
 
@@ -161,6 +178,7 @@ impl ToolSet {
         drop(pending);
         let deferred: Vec<String> = self
             .entries()
+            .list
             .iter()
             .filter(|e| e.exposure == ToolExposure::Deferred)
             .map(|e| e.tool.name().to_owned())
@@ -182,21 +200,35 @@ impl ToolSet {
 
     /// Hides `name`: never declared or callable again until registered anew.
     pub fn hide(&self, name: &str) {
-        if let Some(entry) = self.entries().iter_mut().find(|e| e.tool.name() == name) {
+        if let Some(entry) = self
+            .entries()
+            .list
+            .iter_mut()
+            .find(|e| e.tool.name() == name)
+        {
             entry.exposure = ToolExposure::Hidden;
             entry.active = false;
         }
     }
 
-    /// Activates the deferred tools among `names`; returns the names activated.
+    /// Activates the tools among `names` that are registered and not hidden, in that order;
+    /// returns the names activated.
     pub fn activate(&self, names: &[String]) -> Vec<String> {
+        let mut entries = self.entries();
         let mut activated = Vec::new();
-        for entry in self.entries().iter_mut() {
-            let wanted = names.iter().any(|n| n == entry.tool.name());
-            if wanted && !entry.active && entry.exposure != ToolExposure::Hidden {
-                entry.active = true;
-                activated.push(entry.tool.name().to_owned());
+        for name in names {
+            let Some(index) = entries.list.iter().position(|e| e.tool.name() == name) else {
+                continue;
+            };
+            let entry = &entries.list[index];
+            if entry.active || entry.exposure == ToolExposure::Hidden {
+                continue;
             }
+            let order = entries.take_next();
+            let entry = &mut entries.list[index];
+            entry.active = true;
+            entry.activated = order;
+            activated.push(name.clone());
         }
         activated
     }
@@ -204,9 +236,24 @@ impl ToolSet {
     /// The deferred tools not yet active: what `tool_search` may load.
     pub fn loadable(&self) -> Vec<Registered> {
         self.entries()
+            .list
             .iter()
             .filter(|entry| entry.exposure == ToolExposure::Deferred && !entry.active)
             .cloned()
             .collect()
+    }
+}
+
+/// The registered tools, and the next activation number.
+#[derive(Default)]
+struct Entries {
+    list: Vec<Registered>,
+    next: u64,
+}
+
+impl Entries {
+    fn take_next(&mut self) -> u64 {
+        self.next += 1;
+        self.next
     }
 }

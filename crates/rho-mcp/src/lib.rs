@@ -22,6 +22,7 @@ pub mod log;
 pub mod naming;
 pub mod process;
 pub mod server;
+pub mod tap;
 pub mod tool;
 
 pub use config::{McpConfig, Scope, ServerConfig, ServerEntry, TransportKind};

@@ -11,7 +11,8 @@ use std::time::Duration;
 use futures::StreamExt;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
-    ClientRequest, ReadResourceRequestParams, ServerResult, Tool,
+    ClientRequest, CustomResult, ListResourceTemplatesRequest, ListResourcesRequest,
+    PaginatedRequestParams, ReadResourceRequest, ReadResourceRequestParams, ServerResult, Tool,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -26,6 +27,7 @@ use crate::context::McpContext;
 use crate::handler::Handler;
 use crate::interpolate::{ProcessVariables, resolve};
 use crate::process::ServerProcess;
+use crate::tap::{RawResults, Tap};
 
 /// Where a server is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,6 +89,8 @@ pub struct Snapshot {
 /// A live connection.
 struct Connection {
     peer: Peer<RoleClient>,
+    /// Listings as the server wrote them (stdio only).
+    raw: Arc<RawResults>,
     handler: Handler,
     /// The service, kept to close it; taken at shutdown.
     service: tokio::sync::Mutex<Option<RunningService<RoleClient, Handler>>>,
@@ -111,6 +115,24 @@ struct State {
 
 /// Why a call failed: the text of its error result.
 pub type CallError = String;
+
+/// A request that failed: the server's JSON-RPC error, or anything else.
+#[derive(Debug)]
+enum RequestError {
+    /// The server answered with an error.
+    Server { code: i32, message: String },
+    /// No answer: the connection, a timeout, a result that is not JSON.
+    Other(String),
+}
+
+impl From<RequestError> for String {
+    fn from(error: RequestError) -> String {
+        match error {
+            RequestError::Server { message, .. } => message,
+            RequestError::Other(message) => message,
+        }
+    }
+}
 
 impl Server {
     /// The server of `entry`, not connected yet.
@@ -266,8 +288,9 @@ impl Server {
             self.context.log.clone(),
             self.context.elicitor.clone(),
         );
+        let raw = Arc::new(RawResults::default());
         let (service, process) = match self.entry.config.kind() {
-            TransportKind::Stdio => self.connect_stdio(handler.clone()).await?,
+            TransportKind::Stdio => self.connect_stdio(handler.clone(), raw.clone()).await?,
             TransportKind::Http => (self.connect_http(handler.clone()).await?, None),
         };
         let peer = service.peer().clone();
@@ -282,6 +305,7 @@ impl Server {
         };
         let connection = Arc::new(Connection {
             peer,
+            raw,
             handler,
             service: tokio::sync::Mutex::new(Some(service)),
             process: process.map(Arc::new),
@@ -302,6 +326,7 @@ impl Server {
     async fn connect_stdio(
         &self,
         handler: Handler,
+        raw: Arc<RawResults>,
     ) -> Result<(RunningService<RoleClient, Handler>, Option<ServerProcess>), (Phase, String)> {
         let config = &self.entry.config;
         let fail = |message: String| (Phase::Failed, message);
@@ -335,7 +360,8 @@ impl Server {
         })?;
         let process = spawned.process;
         let timeout = self.timeout();
-        let served = tokio::time::timeout(timeout, handler.serve((spawned.stdout, spawned.stdin)));
+        let stdout = Tap::new(spawned.stdout, raw);
+        let served = tokio::time::timeout(timeout, handler.serve((stdout, spawned.stdin)));
         match served.await {
             Ok(Ok(service)) => Ok((service, Some(process))),
             Ok(Err(error)) => {
@@ -460,9 +486,13 @@ impl Server {
             }
         };
         match outcome {
-            Ok(Ok(Ok(ServerResult::CallToolResult(result)))) => {
-                serde_json::to_value(result).map_err(|e| e.to_string())
-            }
+            Ok(Ok(Ok(ServerResult::CallToolResult(result)))) => serde_json::to_value(result)
+                .map(|mut value| {
+                    restore_priorities(&mut value);
+                    value
+                })
+                .map_err(|e| e.to_string()),
+            Ok(Ok(Ok(ServerResult::CustomResult(CustomResult(value))))) => Ok(value),
             Ok(Ok(Ok(_))) => Err("Invalid MCP tools/call result".to_owned()),
             Ok(Ok(Err(error))) => Err(self.call_error(&error)),
             Ok(Err(_)) => Err(self.call_error(&ServiceError::TransportClosed)),
@@ -479,20 +509,10 @@ impl Server {
 
     /// Reads a resource; the result as the server's JSON.
     pub async fn read_resource(self: &Arc<Self>, uri: &str) -> Result<Value, CallError> {
-        let connection = self.connection().await?;
-        let read = connection
-            .peer
-            .read_resource(ReadResourceRequestParams::new(uri.to_owned()));
-        let result = tokio::time::timeout(self.timeout(), read)
-            .await
-            .map_err(|_| {
-                format!(
-                    "MCP request timed out after {}ms",
-                    self.timeout().as_millis()
-                )
-            })?
-            .map_err(|e| self.call_error(&e))?;
-        serde_json::to_value(result).map_err(|e| e.to_string())
+        let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
+            ReadResourceRequestParams::new(uri.to_owned()),
+        ));
+        self.request_json(request).await.map_err(String::from)
     }
 
     /// One page of `resources/list` (`templates`: `resources/templates/list`), as JSON.
@@ -501,32 +521,67 @@ impl Server {
         templates: bool,
         cursor: Option<String>,
     ) -> Result<Value, CallError> {
-        let connection = self.connection().await?;
-        let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
-        let timeout = self.timeout();
-        let timed_out = || format!("MCP request timed out after {}ms", timeout.as_millis());
-        let result = if templates {
-            let listed = connection.peer.list_resource_templates(Some(params));
-            match tokio::time::timeout(timeout, listed)
-                .await
-                .map_err(|_| timed_out())?
-            {
-                Ok(page) => serde_json::to_value(page),
-                // A server without templates answers "method not found": it has none.
-                Err(ServiceError::McpError(error)) if error.code.0 == -32601 => {
-                    Ok(serde_json::json!({"resourceTemplates": []}))
-                }
-                Err(error) => return Err(self.call_error(&error)),
-            }
+        let params = PaginatedRequestParams::default().with_cursor(cursor);
+        let request = if templates {
+            ClientRequest::ListResourceTemplatesRequest(ListResourceTemplatesRequest::with_param(
+                params,
+            ))
         } else {
-            let listed = connection.peer.list_resources(Some(params));
-            let page = tokio::time::timeout(timeout, listed)
-                .await
-                .map_err(|_| timed_out())?
-                .map_err(|e| self.call_error(&e))?;
-            serde_json::to_value(page)
+            ClientRequest::ListResourcesRequest(ListResourcesRequest::with_param(params))
         };
-        result.map_err(|e| e.to_string())
+        match self.request_json(request).await {
+            // A server without templates answers "method not found": it has none.
+            Err(RequestError::Server { code: -32601, .. }) if templates => {
+                Ok(serde_json::json!({"resourceTemplates": []}))
+            }
+            other => other,
+        }
+        .map_err(String::from)
+    }
+
+    /// Sends `request` and gives the result as the server's JSON: typed results as rmcp reads
+    /// them, and results rmcp's types do not fit (a resource without a name) as they came.
+    async fn request_json(self: &Arc<Self>, request: ClientRequest) -> Result<Value, RequestError> {
+        let connection = self.connection().await.map_err(RequestError::Other)?;
+        let timeout = self.timeout();
+        let timed_out = || {
+            RequestError::Other(format!(
+                "MCP request timed out after {}ms",
+                timeout.as_millis()
+            ))
+        };
+        let handle = connection
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| RequestError::Other(self.call_error(&e)))?;
+        let id = match &handle.id {
+            rmcp::model::NumberOrString::Number(n) => Some(*n),
+            rmcp::model::NumberOrString::String(_) => None,
+        };
+        let result = tokio::time::timeout(timeout, handle.await_response())
+            .await
+            .map_err(|_| timed_out())?;
+        if result.is_ok()
+            && let Some(raw) = id.and_then(|id| connection.raw.take(id))
+        {
+            return Ok(raw);
+        }
+        match result {
+            Ok(ServerResult::CustomResult(CustomResult(value))) => Ok(value),
+            Ok(ServerResult::EmptyResult(_)) => Ok(Value::Object(Map::new())),
+            Ok(typed) => serde_json::to_value(typed)
+                .map(|mut value| {
+                    restore_priorities(&mut value);
+                    value
+                })
+                .map_err(|e| RequestError::Other(e.to_string())),
+            Err(ServiceError::McpError(error)) => Err(RequestError::Server {
+                code: error.code.0,
+                message: error.message.to_string(),
+            }),
+            Err(error) => Err(RequestError::Other(self.call_error(&error))),
+        }
     }
 
     /// Lists the tools again (after `tools/list_changed`).
@@ -603,6 +658,29 @@ impl Server {
     /// Where the session runs (for messages).
     pub fn cwd(&self) -> PathBuf {
         self.context.cwd.clone()
+    }
+}
+
+/// rmcp keeps an annotation's `priority` as an `f32`: written back as the shortest decimal of
+/// that `f32`, which is what the server sent (`0.7`, not `0.699999988079071`).
+fn restore_priorities(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Object(annotations)) = map.get_mut("annotations")
+                && let Some(priority) = annotations.get_mut("priority")
+                && let Some(number) = priority.as_f64()
+            {
+                let shortest = (number as f32).to_string();
+                if let Ok(parsed) = shortest.parse::<f64>()
+                    && let Some(exact) = serde_json::Number::from_f64(parsed)
+                {
+                    *priority = Value::Number(exact);
+                }
+            }
+            map.values_mut().for_each(restore_priorities);
+        }
+        Value::Array(items) => items.iter_mut().for_each(restore_priorities),
+        _ => {}
     }
 }
 
