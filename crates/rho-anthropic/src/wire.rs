@@ -207,13 +207,25 @@ pub struct WireTool<'a> {
     pub cache_control: Option<CacheControl>,
 }
 
-/// `{type:"object", properties, required}` from a tool's JSON Schema.
+/// `{type:"object", properties, required}` from a tool's JSON Schema, with the root's
+/// `additionalProperties` (so the model knows whether extra arguments are allowed) and shared
+/// definitions (so property `$ref`s still resolve), as Pi 1.6 sends them. Other root keywords stay
+/// out: Anthropic answers a root `anyOf`/`oneOf`/`allOf` with a 400.
 #[derive(Debug, Serialize)]
 pub struct InputSchema<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     properties: OrEmpty<'a>,
     required: OrEmpty<'a>,
+    #[serde(
+        rename = "additionalProperties",
+        skip_serializing_if = "Option::is_none"
+    )]
+    additional_properties: Option<&'a Value>,
+    #[serde(rename = "$defs", skip_serializing_if = "Option::is_none")]
+    defs: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    definitions: Option<&'a Value>,
 }
 
 impl<'a> InputSchema<'a> {
@@ -227,6 +239,9 @@ impl<'a> InputSchema<'a> {
             required: parameters
                 .get("required")
                 .map_or(OrEmpty::Array, OrEmpty::Given),
+            additional_properties: parameters.get("additionalProperties"),
+            defs: parameters.get("$defs"),
+            definitions: parameters.get("definitions"),
         }
     }
 }

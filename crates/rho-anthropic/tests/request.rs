@@ -78,7 +78,9 @@ fn tools() -> Arc<[ToolSpec]> {
         ToolSpec {
             name: "now".into(),
             description: "The time".into(),
-            parameters: json!({"type": "object"}),
+            // Root combinators stay out (Anthropic answers them with a 400); shared definitions stay.
+            parameters: json!({"type": "object", "$defs": {"zone": {"type": "string"}},
+                "anyOf": [{"required": []}]}),
         },
     ])
 }
@@ -157,9 +159,11 @@ fn a_full_turn_becomes_the_exact_anthropic_request_with_merged_tool_results() {
             // No temperature: thinking is on.
             "tools": [
                 {"name": "read", "description": "Read a file", "eager_input_streaming": true,
-                 "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}},
+                 "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"],
+                    "additionalProperties": false}},
                 {"name": "now", "description": "The time", "eager_input_streaming": true,
-                 "input_schema": {"type": "object", "properties": {}, "required": []},
+                 "input_schema": {"type": "object", "properties": {}, "required": [],
+                    "$defs": {"zone": {"type": "string"}}},
                  "cache_control": ephemeral},
             ],
             "thinking": {"type": "enabled", "budget_tokens": 8192, "display": "summarized"},

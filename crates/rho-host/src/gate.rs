@@ -14,11 +14,17 @@ use tokio_util::sync::CancellationToken;
 
 use crate::tools::path::{resolve_read_path, resolve_to_cwd};
 
-/// Asks the user about a command that needs approval (the interactive mode's prompt).
+/// Asks the user about a call that needs approval (the interactive mode's prompt).
 #[async_trait]
 pub trait Approver: Send + Sync {
     /// `true` runs `command`; `why` says which rule asked (or that it could not be parsed).
     async fn approve(&self, command: &str, why: &str) -> bool;
+
+    /// `true` runs this call of `tool` (an `ask` rule for a tool, an MCP tool's say); asked as
+    /// the command `tool {arguments}` unless the approver knows tools apart.
+    async fn approve_tool(&self, tool: &str, arguments: &Value, why: &str) -> bool {
+        self.approve(&format!("{tool} {arguments}"), why).await
+    }
 }
 
 /// The gate as the loop's [`ToolHooks`].
@@ -97,9 +103,8 @@ impl Gate {
                 (part, "it cannot be checked".to_owned())
             }
         };
-        let shown = format!("{part} {args}");
         match &self.approver {
-            Some(approver) if approver.approve(&shown, &why).await => Ok(()),
+            Some(approver) if approver.approve_tool(tool, args, &why).await => Ok(()),
             Some(_) => Err(Refusal::CommandNotApproved { part }),
             None => Err(Refusal::CommandNeedsApproval { part, why }),
         }

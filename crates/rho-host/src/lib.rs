@@ -17,6 +17,7 @@ pub mod tool_set;
 pub mod tools;
 pub mod toolset;
 pub mod trust;
+pub mod ui;
 
 pub use budget::{Budget, Tally};
 pub use record::SessionRecord;

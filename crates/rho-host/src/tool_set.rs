@@ -211,6 +211,17 @@ impl ToolSet {
         }
     }
 
+    /// Stops declaring the tools among `names` (they stay registered: `tool_search` may load
+    /// a deferred one again).
+    pub fn deactivate(&self, names: &[String]) {
+        let mut entries = self.entries();
+        for entry in entries.list.iter_mut() {
+            if names.iter().any(|name| name == entry.tool.name()) {
+                entry.active = false;
+            }
+        }
+    }
+
     /// Activates the tools among `names` that are registered and not hidden, in that order;
     /// returns the names activated.
     pub fn activate(&self, names: &[String]) -> Vec<String> {

@@ -194,6 +194,33 @@ impl ServerConfig {
     }
 }
 
+/// A change `/mcp` makes: turning a server on or off, or its exposure.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ServerPatch {
+    /// Enable or disable.
+    pub enabled: Option<bool>,
+    /// The new exposure.
+    pub exposure: Option<Exposure>,
+}
+
+impl ServerConfig {
+    /// The configuration with `patch` applied.
+    pub fn patched(&self, patch: ServerPatch) -> ServerConfig {
+        let mut patched = self.clone();
+        if let Some(enabled) = patch.enabled {
+            patched
+                .raw
+                .insert("enabled".to_owned(), Value::Bool(enabled));
+        }
+        if let Some(exposure) = patch.exposure {
+            patched
+                .raw
+                .insert("exposure".to_owned(), exposure.as_str().into());
+        }
+        patched
+    }
+}
+
 /// One configured server.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ServerEntry {
@@ -220,14 +247,19 @@ pub struct McpConfig {
     pub auto_enable_codemode: Option<bool>,
     /// The project file, when the project is trusted.
     pub project_file: Option<PathBuf>,
+    /// `RHO_HOME/mcp.json`.
+    pub global_file: PathBuf,
 }
 
 impl McpConfig {
     /// Loads `<rho_home>/mcp.json`, then `<cwd>/.rho/mcp.json` when the project is trusted.
     /// Blocking (reads files).
     pub fn load(rho_home: &Path, cwd: &Path, project_trusted: bool) -> McpConfig {
-        let mut config = McpConfig::default();
-        config.read_file(&rho_home.join("mcp.json"), Scope::Global);
+        let mut config = McpConfig {
+            global_file: rho_home.join("mcp.json"),
+            ..McpConfig::default()
+        };
+        config.read_file(&config.global_file.clone(), Scope::Global);
         if project_trusted {
             let project = cwd.join(".rho").join("mcp.json");
             config.read_file(&project, Scope::Project);
@@ -350,7 +382,7 @@ impl McpConfig {
 }
 
 /// An entry that names no server of its own: no `command`, `url` or `type`.
-fn is_override(entry: &Map<String, Value>) -> bool {
+pub(crate) fn is_override(entry: &Map<String, Value>) -> bool {
     ["command", "url", "type"]
         .iter()
         .all(|key| !entry.contains_key(*key))

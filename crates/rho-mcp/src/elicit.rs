@@ -50,13 +50,7 @@ impl Elicitor for Defaults {
 
 /// The object of every property's `default`, or `None` when a required property has none.
 pub fn defaults(schema: &Value) -> Option<Value> {
-    let properties = schema.get("properties").and_then(Value::as_object);
-    let mut values = Map::new();
-    for (name, property) in properties.into_iter().flatten() {
-        if let Some(default) = property.get("default") {
-            values.insert(name.clone(), default.clone());
-        }
-    }
+    let values = defaults_lenient(schema);
     let required = schema.get("required").and_then(Value::as_array);
     let complete = required
         .into_iter()
@@ -68,16 +62,13 @@ pub fn defaults(schema: &Value) -> Option<Value> {
 
 /// Fills what `given` lacks with the schema's defaults (a dialog's answer).
 pub fn with_defaults(schema: &Value, given: Map<String, Value>) -> Value {
-    let mut values = match defaults_lenient(schema) {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    };
+    let mut values = defaults_lenient(schema);
     values.extend(given);
     Value::Object(values)
 }
 
 /// Every default, required properties or not.
-fn defaults_lenient(schema: &Value) -> Value {
+fn defaults_lenient(schema: &Value) -> Map<String, Value> {
     let mut values = Map::new();
     let properties = schema.get("properties").and_then(Value::as_object);
     for (name, property) in properties.into_iter().flatten() {
@@ -85,7 +76,7 @@ fn defaults_lenient(schema: &Value) -> Value {
             values.insert(name.clone(), default.clone());
         }
     }
-    Value::Object(values)
+    values
 }
 
 #[cfg(test)]

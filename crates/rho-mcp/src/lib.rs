@@ -8,12 +8,14 @@
 //!   [`process`] the stdio process; [`handler`] what rho answers a server.
 //! - [`tool`]: a server's tool as an `AgentTool`; [`convert`] its results.
 //! - [`elicit`]: who answers a server's questions; [`log`]: `mcp.log`.
+//! - [`edit`]: changing an `mcp.json` (`rho mcp add|remove`, `/mcp`).
 //!
 //! No I/O at load: servers connect when the host starts them.
 
 pub mod config;
 pub mod context;
 pub mod convert;
+pub mod edit;
 pub mod elicit;
 pub mod exposure;
 pub mod handler;

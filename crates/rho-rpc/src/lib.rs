@@ -199,12 +199,55 @@ pub struct Request {
     pub command: Command,
 }
 
+/// The client's answer to an `extension_ui_request` dialog (`select`, `confirm`, `input`,
+/// `editor`): the request's `id` with a `value`, a `confirmed` flag, or `cancelled`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct UiResponse {
+    /// The request's `id`.
+    pub id: String,
+    /// The chosen or typed value (`select`, `input`, `editor`).
+    #[serde(default)]
+    pub value: Option<String>,
+    /// The answer to a `confirm`.
+    #[serde(default)]
+    pub confirmed: Option<bool>,
+    /// The dialog was dismissed.
+    #[serde(default)]
+    pub cancelled: bool,
+}
+
+/// One input line: a command, or an answer to a dialog rho asked.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Input {
+    /// A command.
+    Command(Request),
+    /// An `extension_ui_response` (never answered with a response of its own).
+    UiResponse(UiResponse),
+}
+
+/// Parses one input line as [`parse_line`] does, and `extension_ui_response` lines too; a
+/// malformed answer is ignored as an answer to nothing (Pi ignores unknown ids).
+pub fn parse_input(line: &str) -> Result<Input, Box<Response>> {
+    let value: Value = serde_json::from_str(line)
+        .map_err(|error| Box::new(Response::failure(None, "parse", parse_failure(&error))))?;
+    if value.get("type").and_then(Value::as_str) == Some("extension_ui_response") {
+        let answer = serde_json::from_value(value).unwrap_or_default();
+        return Ok(Input::UiResponse(answer));
+    }
+    request_from(value).map(Input::Command)
+}
+
 /// Parses one input line. `Err` is the response to write instead of running anything: a line
 /// that is not a JSON object is Pi's `parse` failure; an unknown command and bad fields are
 /// answered with the request's `id`.
 pub fn parse_line(line: &str) -> Result<Request, Box<Response>> {
     let value: Value = serde_json::from_str(line)
         .map_err(|error| Box::new(Response::failure(None, "parse", parse_failure(&error))))?;
+    request_from(value)
+}
+
+/// The request a parsed line holds.
+fn request_from(value: Value) -> Result<Request, Box<Response>> {
     let Value::Object(object) = value else {
         return Err(Box::new(Response::failure(
             None,
@@ -338,5 +381,37 @@ mod tests {
                 streaming_behavior: None
             }
         );
+    }
+
+    #[test]
+    fn dialog_answers_are_told_apart_from_commands() {
+        let answer = parse_input(r#"{"type":"extension_ui_response","id":"u1","value":"A"}"#);
+        assert_eq!(
+            answer.ok(),
+            Some(Input::UiResponse(UiResponse {
+                id: "u1".into(),
+                value: Some("A".into()),
+                confirmed: None,
+                cancelled: false,
+            }))
+        );
+        let cancelled =
+            parse_input(r#"{"type":"extension_ui_response","id":"u2","cancelled":true}"#);
+        assert!(matches!(
+            cancelled,
+            Ok(Input::UiResponse(UiResponse {
+                cancelled: true,
+                ..
+            }))
+        ));
+        let command = parse_input(r#"{"type":"get_state","id":1}"#);
+        assert!(matches!(
+            command,
+            Ok(Input::Command(Request {
+                command: Command::GetState,
+                ..
+            }))
+        ));
+        assert!(parse_input("{oops").is_err());
     }
 }

@@ -46,8 +46,10 @@ impl ApprovalChoice {
 pub struct ApprovalRequest {
     /// Ties the answer to the request.
     pub id: u64,
-    /// The exact command the model asked to run.
+    /// The exact command the model asked to run (a tool call: the tool and its arguments).
     pub command: String,
+    /// The tool, when a tool call (not a command) asks: "always" allows the tool.
+    pub tool: Option<String>,
     /// Which rule asked, or why the command could not be checked.
     pub why: String,
     /// Where "always" writes its allow rule (the project's `.rho/rules.toml`).
@@ -64,6 +66,8 @@ pub struct ApprovalDialog {
     pub id: u64,
     /// The exact command.
     pub command: String,
+    /// The tool, when a tool call asks.
+    pub tool: Option<String>,
     /// The rule that asked.
     pub why: String,
     /// Where "always" writes.
@@ -78,6 +82,7 @@ impl ApprovalDialog {
         ApprovalDialog {
             id: request.id,
             command: request.command.clone(),
+            tool: request.tool.clone(),
             why: request.why.clone(),
             rules_file: request.rules_file.clone(),
             selected: 0,
@@ -130,13 +135,31 @@ impl TuiApprover {
 #[async_trait]
 impl Approver for TuiApprover {
     async fn approve(&self, command: &str, why: &str) -> bool {
-        if self.always().contains(command) {
+        self.ask(command.to_owned(), None, why).await
+    }
+
+    async fn approve_tool(&self, tool: &str, arguments: &serde_json::Value, why: &str) -> bool {
+        self.ask(format!("{tool} {arguments}"), Some(tool.to_owned()), why)
+            .await
+    }
+}
+
+impl TuiApprover {
+    /// Asks about `shown` (a command, or a tool call when `tool` names the tool) unless it was
+    /// answered "always" before in this process.
+    async fn ask(&self, shown: String, tool: Option<String>, why: &str) -> bool {
+        let key = match &tool {
+            Some(tool) => format!("tool:{tool}"),
+            None => shown.clone(),
+        };
+        if self.always().contains(&key) {
             return true;
         }
         let (reply, answer) = oneshot::channel();
         let request = ApprovalRequest {
             id: self.next_id.fetch_add(1, Ordering::Relaxed),
-            command: command.to_owned(),
+            command: shown,
+            tool,
             why: why.to_owned(),
             rules_file: (self.rules_file)(),
             reply,
@@ -147,7 +170,7 @@ impl Approver for TuiApprover {
         match answer.await {
             Ok(ApprovalChoice::Once) => true,
             Ok(ApprovalChoice::Always) => {
-                self.always().insert(command.to_owned());
+                self.always().insert(key);
                 true
             }
             Ok(ApprovalChoice::Deny) | Err(_) => false,

@@ -7,8 +7,11 @@ use std::sync::Arc;
 use rho_ai::ThinkingLevel;
 use tokio::sync::mpsc;
 
+use async_trait::async_trait;
+
 use crate::app::Effect;
 use crate::approval::ApprovalRequest;
+use crate::dialogs::DialogEvent;
 use crate::user_shell::UserShell;
 
 /// What the binary plugs into the interactive mode besides the session.
@@ -37,6 +40,18 @@ pub struct Hooks {
     pub ui: crate::slash::Commands,
     /// Start-up problems to show as the first lines (a bad `keybindings.json`).
     pub warnings: Vec<String>,
+    /// The host's questions and notices ([`crate::dialogs::TuiDialogs`]).
+    pub dialogs: Option<mpsc::UnboundedReceiver<DialogEvent>>,
+    /// Runs the commands the host provides (`/mcp`); their names are in the registry.
+    pub extensions: Option<Arc<dyn ExtensionCommands>>,
+}
+
+/// Commands the host provides beside rho's own (Pi's extension commands: `/mcp`). A command
+/// runs on its own task while the UI goes on; it talks to the user through the dialogs.
+#[async_trait]
+pub trait ExtensionCommands: Send + Sync {
+    /// Runs `/name args`; the error is said as an error line.
+    async fn run(&self, name: &str, args: &str) -> Result<(), String>;
 }
 
 /// What the host does with a thinking level the user picked: `(previous, now)`.

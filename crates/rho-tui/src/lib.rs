@@ -10,6 +10,7 @@
 pub mod app;
 pub mod approval;
 pub mod completion;
+pub mod dialogs;
 pub mod editor;
 mod effects;
 pub mod event_loop;

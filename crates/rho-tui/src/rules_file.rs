@@ -1,7 +1,8 @@
 //! "Always allow": exact `command` allow rules appended to the user's rules file
 //! (`RHO_HOME/rules.toml`, the `[[rule]]` format of `rho_gate::command`): each allows exactly
 //! the simple command that was approved, never a longer one (`git push` approved does not allow
-//! `git push --force`). The file is checked with the gate's own parser before it is written, so
+//! `git push --force`); a tool call approved "always" (an MCP tool an `ask` rule holds) gets a
+//! `tool` rule naming exactly that tool. The file is checked with the gate's own parser before it is written, so
 //! an answer can never leave a file that stops the next start.
 
 use std::io;
@@ -64,6 +65,26 @@ pub fn append_allow_rules(file: &Path, command: &str) -> Result<Vec<String>, Rul
     if exact.is_empty() {
         return Err(not_a_rule("it has no command".to_owned()));
     }
+    let rules: Vec<String> = exact
+        .iter()
+        .map(|command| format!("command = {}\n", toml::Value::String(command.clone())))
+        .collect();
+    append_rules(file, &rules)?;
+    Ok(exact)
+}
+
+/// Appends an `allow` rule for the tool `tool` (every call of it) to `file`; returns the rule.
+pub fn append_tool_rule(file: &Path, tool: &str) -> Result<Vec<String>, RuleWriteError> {
+    append_rules(
+        file,
+        &[format!("tool = {}\n", toml::Value::String(tool.to_owned()))],
+    )?;
+    Ok(vec![format!("tool {tool}")])
+}
+
+/// Appends one `[[rule]]` allow table per matcher line to `file`, checked with the gate's
+/// parser first and written whole.
+fn append_rules(file: &Path, matchers: &[String]) -> Result<(), RuleWriteError> {
     let io_error = |source| RuleWriteError::Io {
         path: file.to_path_buf(),
         source,
@@ -77,22 +98,20 @@ pub fn append_allow_rules(file: &Path, command: &str) -> Result<Vec<String>, Rul
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    for command in &exact {
+    for matcher in matchers {
         if !text.is_empty() {
             text.push('\n');
         }
         text.push_str("# Added by \"always allow\" in the interactive mode.\n");
         text.push_str("[[rule]]\ndecision = \"allow\"\n");
-        let command = toml::Value::String(command.clone());
-        text.push_str(&format!("command = {command}\n"));
+        text.push_str(matcher);
     }
     CommandRules::parse(&text, file)?;
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).map_err(io_error)?;
     }
     // Whole or not at all: a half-written file would stop the next start.
-    write_atomic(file, text.as_bytes(), Access::Shared).map_err(io_error)?;
-    Ok(exact)
+    write_atomic(file, text.as_bytes(), Access::Shared).map_err(io_error)
 }
 
 /// A word as the gate's parser reads it back: bare when it is plain, else single-quoted.

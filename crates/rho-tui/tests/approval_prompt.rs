@@ -22,6 +22,7 @@ fn dialog() -> ApprovalDialog {
     ApprovalDialog {
         id: 7,
         command: "rm -rf build".to_owned(),
+        tool: None,
         why: "ask rule in /p/.rho/rules.toml, rule 1 (\"rm\")".to_owned(),
         rules_file: PathBuf::from("/p/.rho/rules.toml"),
         selected: 0,

@@ -9,8 +9,11 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context as _;
 use async_trait::async_trait;
 use rho_agent::{AgentMessage, CustomMessage};
+use rho_host::ui::HostUi as _;
 use rho_stdx::sync::lock;
 use rho_tui::approval::TuiApprover;
+use rho_tui::dialogs::TuiDialogs;
+use rho_tui::hooks::ExtensionCommands;
 use rho_tui::user_shell::{ShellOutput, UserShell};
 use rho_tui::{Hooks, SessionInfo};
 use serde_json::Value;
@@ -71,9 +74,15 @@ pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<
     });
     let approver: Arc<dyn rho_host::gate::Approver> = Arc::new(approver);
     let context_hooks: Arc<dyn rho_agent::ContextHooks> = Arc::new(UserBashContext);
+    // MCP servers' questions and `/mcp`'s menus are dialogs over the editor.
+    let (dialogs, dialog_events) = TuiDialogs::new();
+    let dialogs = Arc::new(dialogs);
+    let elicitor: Arc<dyn rho_mcp::Elicitor> =
+        Arc::new(rho_host::mcp::DialogElicitor::new(dialogs.clone()));
     let extras = Extras {
         approver: Some(approver.clone()),
         context_hooks: Some(context_hooks.clone()),
+        elicitor: Some(elicitor.clone()),
     };
     let open_picker = cli.resume;
     let theme = slash_host::run_theme(&cli, home.as_deref(), &chosen.run_cwd);
@@ -91,12 +100,24 @@ pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<
         session,
         run_cwd,
         router,
+        mcp,
         ..
     } = built;
+    if let Some(mcp) = &mcp {
+        // Problems with the servers are said once every server has tried to connect.
+        let watched = mcp.clone();
+        let notices = dialogs.clone();
+        tokio::spawn(async move {
+            if let Some(report) = watched.attention().await {
+                notices.notify(&report, rho_host::ui::NoticeLevel::Warning);
+            }
+        });
+    }
     let live: LiveHandle = Arc::new(Mutex::new(Live {
         session: session.clone(),
         run_cwd: run_cwd.clone(),
         router,
+        mcp,
     }));
     let _ = live_cell.set(live.clone());
     let switcher = Switcher::new(SwitcherParts {
@@ -105,6 +126,7 @@ pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<
         home: rho_models::rho_home(&rho_models::ProcessEnvironment),
         approver: Some(approver),
         context_hooks: Some(context_hooks),
+        elicitor: Some(elicitor),
         describe,
         info: info.clone(),
         live: live.clone(),
@@ -154,18 +176,51 @@ pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<
         commands: Some(Arc::new(command_host)),
         ui,
         warnings,
+        dialogs: Some(dialog_events),
+        extensions: Some(Arc::new(McpCommand {
+            live: live.clone(),
+            dialogs,
+        })),
     };
     crate::warnings::hold();
     let outcome = rho_tui::run(session, info, initial, hooks).await;
     crate::warnings::release();
-    let record = lock(&live).session.record().clone();
+    let (record, mcp) = {
+        let live = lock(&live);
+        (live.session.record().clone(), live.mcp.clone())
+    };
     record.flush().await;
+    if let Some(mcp) = mcp {
+        mcp.shutdown().await;
+    }
     // The terminal is back to normal here, so these messages are readable.
     for error in record.take_errors() {
         eprintln!("Error: the session was not fully saved: {error}");
     }
     outcome?;
     Ok(0)
+}
+
+/// `/mcp` for the live session's servers: the manager, or a subcommand (`reconnect`).
+struct McpCommand {
+    live: LiveHandle,
+    dialogs: Arc<TuiDialogs>,
+}
+
+#[async_trait]
+impl ExtensionCommands for McpCommand {
+    async fn run(&self, name: &str, args: &str) -> Result<(), String> {
+        let mcp = lock(&self.live).mcp.clone();
+        let Some(mcp) = mcp.filter(|_| name == "mcp") else {
+            return Err(format!("/{name} is not available here"));
+        };
+        if args.trim().is_empty() {
+            mcp.manage(self.dialogs.as_ref()).await;
+        } else {
+            mcp.command(args, self.dialogs.as_ref()).await;
+        }
+        Ok(())
+    }
 }
 
 /// `!cmd` for this session: run as the RPC `bash` command runs, recorded as a

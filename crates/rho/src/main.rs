@@ -41,13 +41,14 @@ pub const EXIT_PREFLIGHT: u8 = 2;
 fn main() -> ExitCode {
     // First of all: the commands rho runs must not read its memory or environment (keys).
     rho_gate::sandbox::harden_process();
-    // `rho verify` and `rho auth` are separate tools with their own arguments, so they are
+    // `rho verify`, `rho auth`, `rho model` and `rho mcp` are separate tools with their own arguments, so they are
     // routed before the main command line is parsed.
     let mut args = std::env::args_os().skip(1);
     match args.next() {
         Some(first) if first == "verify" => return ExitCode::from(verify::main(args)),
         Some(first) if first == "auth" => return ExitCode::from(auth::main(args)),
         Some(first) if first == "model" => return ExitCode::from(local::main(args)),
+        Some(first) if first == "mcp" => return ExitCode::from(mcp::main(args)),
         _ => {}
     }
     let parsed = cli::Cli::parse_args(std::env::args_os().skip(1));

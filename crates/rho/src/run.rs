@@ -118,7 +118,7 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
     }
     let _ = live.set(session.clone());
 
-    let outcome = run_prompts(&session, prompts, &signal).await;
+    let outcome = run_prompts(&session, prompts, &signal, mcp.as_deref(), json).await;
     let record = session.record();
     record.flush().await;
     for error in record.take_errors() {
@@ -146,17 +146,24 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
 }
 
 /// Like Pi, the remaining messages run one after another whatever the previous one ended in;
-/// only an abort (a signal) stops the sequence. Returns how the last one settled.
+/// only an abort (a signal) stops the sequence. A `/mcp` message is the command, not a prompt.
+/// Returns how the last prompt settled.
 async fn run_prompts(
     session: &AgentSession,
     prompts: Prompts,
     signal: &AtomicU8,
+    mcp: Option<&rho_host::mcp::McpHost>,
+    json: bool,
 ) -> anyhow::Result<Option<SettledReason>> {
     let mut last = None;
     // `@image` arguments go with the first message, as in Pi.
     let mut images = Some(prompts.first.images);
     let texts = std::iter::once(prompts.first.text).chain(prompts.rest);
     for prompt in texts {
+        if let (Some(host), Some(args)) = (mcp, rho_host::mcp::mcp_command_args(&prompt)) {
+            host.command(args, &crate::mcp::PrintUi { json }).await;
+            continue;
+        }
         let images = images.take().unwrap_or_default();
         let settled = session.prompt_with_images(&prompt, images).await?;
         last = Some(settled.reason);

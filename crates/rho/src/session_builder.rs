@@ -150,13 +150,15 @@ pub fn record_for(target: SessionTarget, cwd: &Path) -> (SessionFile, SessionCon
     }
 }
 
-/// What the interactive mode adds to a session built as every mode builds it.
+/// What the interactive and RPC modes add to a session built as every mode builds it.
 #[derive(Default, Clone)]
 pub struct Extras {
     /// Decides `ask` commands (without one they are refused).
     pub approver: Option<Arc<dyn rho_host::gate::Approver>>,
     /// Replaces the agent's conversion to model messages (`bashExecution` for `!cmd`).
     pub context_hooks: Option<Arc<dyn ContextHooks>>,
+    /// Answers MCP servers' elicitation (without one, the form's defaults answer).
+    pub elicitor: Option<Arc<dyn rho_mcp::Elicitor>>,
 }
 
 /// What a run is about to use, chosen before anything is created: where it runs, its settings
@@ -236,7 +238,7 @@ pub fn kit(
     extras: Extras,
 ) -> anyhow::Result<SessionKit> {
     let local = model.provider == crate::local::LOCAL;
-    let mut workspace = setup::workspace(cli, &settings, cwd, local)?;
+    let mut workspace = setup::workspace(cli, &settings, cwd, local, extras.elicitor)?;
     if let Some(approver) = extras.approver {
         workspace.gate =
             Arc::new(rho_host::gate::Gate::new(workspace.policy.clone()).with_approver(approver));

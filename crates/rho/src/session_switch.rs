@@ -36,6 +36,8 @@ pub struct Live {
     pub run_cwd: PathBuf,
     /// Its provider, which a model switch extends with the new model's route.
     pub router: Arc<RoutedProvider>,
+    /// Its MCP servers (each session connects its own, as Pi's do; stopped when it is left).
+    pub mcp: Option<Arc<rho_host::mcp::McpHost>>,
 }
 
 /// A shared handle on the live session.
@@ -63,6 +65,7 @@ struct State {
     local: Option<PathBuf>,
     approver: Option<Arc<dyn rho_host::gate::Approver>>,
     context_hooks: Option<Arc<dyn rho_agent::ContextHooks>>,
+    elicitor: Option<Arc<dyn rho_mcp::Elicitor>>,
     /// Turns a built session into what the status line shows.
     describe: fn(&Built) -> SessionInfo,
     /// What the status line shows for the live session.
@@ -82,6 +85,8 @@ pub struct SwitcherParts {
     pub approver: Option<Arc<dyn rho_host::gate::Approver>>,
     /// The `!cmd`-aware context conversion.
     pub context_hooks: Option<Arc<dyn rho_agent::ContextHooks>>,
+    /// Who answers MCP servers' elicitation in every session.
+    pub elicitor: Option<Arc<dyn rho_mcp::Elicitor>>,
     /// The status line's facts of a built session.
     pub describe: fn(&Built) -> SessionInfo,
     /// What the status line shows for the live session.
@@ -117,6 +122,7 @@ impl State {
             local,
             approver: parts.approver,
             context_hooks: parts.context_hooks,
+            elicitor: parts.elicitor,
             describe: parts.describe,
             info: Mutex::new(parts.info),
             live: parts.live,
@@ -220,6 +226,7 @@ impl Switcher {
             let extras = Extras {
                 approver: state.approver.clone(),
                 context_hooks: state.context_hooks.clone(),
+                elicitor: state.elicitor.clone(),
             };
             let cwd = state.cwd.clone();
             // Settings, keys (a `!command` may run for seconds), the workspace and the file are
@@ -242,11 +249,18 @@ impl Switcher {
         let info = (state.describe)(&built);
         *lock(&state.info) = info.clone();
         let messages = built.session.agent().with_state(|s| s.messages.clone());
-        *lock(&state.live) = Live {
-            session: built.session.clone(),
-            run_cwd: built.run_cwd.clone(),
-            router: built.router.clone(),
-        };
+        let left = std::mem::replace(
+            &mut *lock(&state.live),
+            Live {
+                session: built.session.clone(),
+                run_cwd: built.run_cwd.clone(),
+                router: built.router.clone(),
+                mcp: built.mcp.clone(),
+            },
+        );
+        if let Some(mcp) = left.mcp {
+            mcp.shutdown().await;
+        }
         let notice = match request {
             SwitchRequest::Open(_) => "Resumed session",
             SwitchRequest::New => "✓ New session started",

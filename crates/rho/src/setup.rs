@@ -118,6 +118,7 @@ pub fn workspace(
     settings: &Settings,
     cwd: &Path,
     local: bool,
+    elicitor: Option<Arc<dyn rho_mcp::Elicitor>>,
 ) -> anyhow::Result<Workspace> {
     let home = rho_home(&ProcessEnvironment);
     let mode: PermissionMode = cli.permission.or(settings.permission).unwrap_or_default();
@@ -167,7 +168,7 @@ pub fn workspace(
     let mcp = if local {
         None
     } else {
-        crate::mcp::start(cli, cwd, trusted, &policy, None)
+        crate::mcp::start(cli, cwd, trusted, &policy, elicitor)
     };
     let excluded = |name: &str| {
         cli.exclude_tools

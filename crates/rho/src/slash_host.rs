@@ -300,6 +300,14 @@ pub fn ui_setup(cli: &Cli, home: Option<&Path>, cwd: &Path) -> (Commands, Vec<St
         user_home: std::env::var_os("HOME").map(std::path::PathBuf::from),
         ..PromptOptions::default()
     });
+    let extensions = if cli.no_mcp {
+        Vec::new()
+    } else {
+        vec![(
+            "mcp".to_owned(),
+            rho_host::mcp::MCP_COMMAND_DESCRIPTION.to_owned(),
+        )]
+    };
     let registry = SlashRegistry::new(
         resources
             .templates
@@ -311,7 +319,8 @@ pub fn ui_setup(cli: &Cli, home: Option<&Path>, cwd: &Path) -> (Commands, Vec<St
             .iter()
             .map(|s| (s.name.clone(), s.description.clone()))
             .collect(),
-    );
+    )
+    .with_extensions(extensions);
     let choice = ThemeChoice::parse(run_theme(cli, home, cwd).as_deref());
     let theme = Theme::resolve(
         choice,

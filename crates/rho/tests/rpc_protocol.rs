@@ -10,6 +10,14 @@ use serde_json::{Value, json};
 
 use self::harness::{Rpc, failure, faux_model, response, workspace};
 
+/// `/mcp` as Pi 1.6's `get_commands` lists it.
+fn mcp_command() -> Value {
+    json!({"name": "mcp",
+           "description": "Manage MCP servers: sign in, reconnect, enable or disable, and change exposure",
+           "source": "extension",
+           "sourceInfo": {"path": "builtin:mcp", "source": "builtin", "scope": "temporary", "origin": "top-level"}})
+}
+
 #[test]
 fn a_prompt_is_answered_on_acceptance_then_its_events_follow_and_the_run_settles() {
     let (dir, script) = workspace("echo hi", "It printed hi.");
@@ -152,7 +160,9 @@ fn every_state_model_and_queue_command_answers_as_pi_does() {
         ),
         (
             json!({"id": "l", "type": "get_commands"}),
-            response("l", "get_commands", Some(json!({"commands": []}))),
+            // Pi 1.6's built-in MCP extension lists `/mcp` (its `llama` command has no rho
+            // counterpart).
+            response("l", "get_commands", Some(json!({"commands": [mcp_command()]}))),
         ),
         (
             json!({"id": "m", "type": "get_messages"}),
@@ -483,7 +493,11 @@ fn a_malformed_line_an_unknown_command_and_a_missing_field_get_errors_and_servin
     rpc.send_raw("{\"id\":\"crlf\",\"type\":\"get_commands\"}\r");
     assert_eq!(
         rpc.next(),
-        response("crlf", "get_commands", Some(json!({"commands": []})))
+        response(
+            "crlf",
+            "get_commands",
+            Some(json!({"commands": [mcp_command()]}))
+        )
     );
 }
 

@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::peers::pi_16;
+use crate::peers::{mcp_servers, pi_16};
 
 mod requests;
 
@@ -112,6 +112,53 @@ fn rho_prints_the_same_json_events_as_pi_1_6_on_rhos_own_scenarios() {
         .filter(|e| e.as_ref().unwrap().path().extension() == Some("json".as_ref()))
         .count();
     assert!(count >= 7, "{count} scenarios");
+    assert_all_same(&rows, count * 3);
+    assert_same_requests(&runs, count * 3 * 2);
+}
+
+/// rho's MCP scenarios (`tests/scenarios-mcp/`) made runnable: a `"@scripted.py"` file is the
+/// scripted server of rho-mcp's tests.
+fn mcp_scenarios(into: &Path) -> usize {
+    let server = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../rho-mcp/tests/servers/scripted.py"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(into).unwrap();
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios-mcp");
+    let mut count = 0;
+    for entry in std::fs::read_dir(source).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let text = text.replace("\"@scripted.py\"", &serde_json::to_string(&server).unwrap());
+        std::fs::write(into.join(path.file_name().unwrap()), text).unwrap();
+        count += 1;
+    }
+    count
+}
+
+/// MCP beside Pi 1.6: a direct and a deferred server (the scripted one), and the reference
+/// servers `server-everything` and `server-filesystem` from npm; events and requests the same
+/// on every API.
+#[test]
+fn rho_and_pi_1_6_agree_on_mcp_servers_direct_deferred_and_the_reference_ones() {
+    if pi_16().is_none() || mcp_servers().is_none() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let scenarios = out.path().join("scenarios");
+    let count = mcp_scenarios(&scenarios);
+    assert_eq!(count, 4);
+    let runs = out.path().join("runs");
+    let rows = side_by_side(
+        &runs,
+        "pi",
+        &[
+            "--scenarios",
+            scenarios.to_str().unwrap(),
+            "--apis",
+            "chat,responses,anthropic",
+        ],
+    );
     assert_all_same(&rows, count * 3);
     assert_same_requests(&runs, count * 3 * 2);
 }

@@ -26,6 +26,7 @@ mod interactive_tmux;
 mod interactive_tmux_mock;
 mod interactive_trust;
 mod local_process;
+mod mcp_conformance;
 mod peers;
 mod pi_acp;
 mod rpc_abort_pi;

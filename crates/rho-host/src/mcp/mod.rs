@@ -6,10 +6,15 @@
 //! the servers whose tools are not declared (`mcp_servers`); `tools/list_changed` registers the
 //! tools again; the resource tools appear once a server offers resources.
 
+mod changes;
+mod command;
+mod elicit;
+mod manager;
 mod names;
 mod resources;
 mod section;
 mod status;
+mod text;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -22,8 +27,11 @@ use rho_mcp::{Exposure, McpConfig, McpContext, McpTool, Phase, Server, ServerSig
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+pub use self::elicit::DialogElicitor;
 use self::names::Names;
-pub use self::status::describe_state;
+pub use self::text::{
+    MCP_COMMAND_DESCRIPTION, MCP_USAGE, describe_state, mcp_command_args, no_servers_message,
+};
 use crate::session::BeforePrompt;
 use crate::tool_selection::matches_tool;
 use crate::tool_set::{ToolExposure, ToolNamespace, ToolSet};
@@ -106,9 +114,9 @@ impl McpHost {
             names: Mutex::default(),
             first_prompt_waited: AtomicBool::new(false),
         });
-        for server in host.servers.iter().filter(|s| s.entry().config.enabled()) {
+        for server in &host.servers {
             // Every change of a server's state registers its tools again: its first connection,
-            // and a reconnection after a drop.
+            // a reconnection after a drop, and enabling it with `/mcp`.
             let mut changes = server.subscribe();
             let weak = Arc::downgrade(&host);
             let watched = server.clone();
@@ -120,6 +128,9 @@ impl McpHost {
                     }
                 }
             });
+            if !server.entry().config.enabled() {
+                continue;
+            }
             let connecting = server.clone();
             tokio::spawn(async move {
                 let _ = connecting.ensure_connected().await;

@@ -62,6 +62,11 @@ impl Names {
             .collect();
         Assigned { names, withdrawn }
     }
+
+    /// The names `server`'s last listing got, in its order.
+    pub(super) fn current(&self, server: &str) -> Vec<String> {
+        self.by_server.get(server).cloned().unwrap_or_default()
+    }
 }
 
 #[cfg(test)]

@@ -3,16 +3,16 @@
 //! notices at start.
 
 use rho_mcp::exposure::configured_exposures;
-use rho_mcp::{Exposure, Phase, Server};
+use rho_mcp::{Exposure, Phase};
 
 use super::McpHost;
+use super::text::no_servers_message;
 
 /// `<name>: <state>, N tools (<exposure>)` lines, with errors indented beneath, then the config
 /// errors.
 pub(super) fn format_status(host: &McpHost) -> String {
     if host.servers.is_empty() && host.config.errors.is_empty() {
-        return "No MCP servers configured. Add them to RHO_HOME/mcp.json or .rho/mcp.json."
-            .to_owned();
+        return no_servers_message(&host.config.global_file);
     }
     let mut lines = Vec::new();
     for server in &host.servers {
@@ -50,38 +50,6 @@ pub(super) fn format_status(host: &McpHost) -> String {
         lines.push(format!("config error: {error}"));
     }
     lines.join("\n")
-}
-
-/// A server's state in a few words (`connected · 3 tools · resources`).
-pub fn describe_state(server: &Server) -> String {
-    let snapshot = server.snapshot();
-    match snapshot.phase {
-        Phase::Disabled => "disabled".to_owned(),
-        Phase::Starting => "starting".to_owned(),
-        Phase::NeedsAuth => "needs sign-in".to_owned(),
-        Phase::Connecting => "connecting…".to_owned(),
-        Phase::Failed => format!(
-            "failed: {}",
-            snapshot
-                .error
-                .as_deref()
-                .unwrap_or("")
-                .lines()
-                .next()
-                .unwrap_or("")
-        ),
-        Phase::Connected => {
-            let count = snapshot.tools.len();
-            let plural = if count == 1 { "" } else { "s" };
-            let resources = if snapshot.has_resources {
-                " · resources"
-            } else {
-                ""
-            };
-            format!("connected · {count} tool{plural}{resources}")
-        }
-        other => other.as_str().to_owned(),
-    }
 }
 
 /// `MCP servers need attention:` with one indented line per config error, failed server and

@@ -13,6 +13,7 @@ use rho_host::SessionEvent;
 
 use crate::approval::{ApprovalChoice, ApprovalDialog};
 use crate::completion::FileIndex;
+use crate::dialogs::{DialogAnswer, OpenDialog};
 use crate::sessions::{
     ForkPoint, LabelChange, PickerStatus, SessionFileChange, SessionRow, SwitchRequest, TreeFilter,
     TreeRow,
@@ -40,6 +41,10 @@ pub enum Input {
     PromptRefused(String),
     /// The gate asks the user about a command.
     ApprovalAsked(ApprovalDialog),
+    /// The host asks the user something (a server's elicitation, the `/mcp` manager).
+    DialogAsked(OpenDialog),
+    /// The host says something: a line for the conversation.
+    Notice(String, rho_host::ui::NoticeLevel),
     /// The allow rules an "always" answer wrote to `rules_file`, or why they could not be.
     RulesWritten {
         /// The project's rules file.
@@ -86,6 +91,15 @@ pub enum Effect {
     SetThinking(ThinkingLevel),
     /// The user answered an approval dialog ("always" also writes the rule).
     Answer(ApprovalDialog, ApprovalChoice),
+    /// The user answered the host's question `id`.
+    AnswerDialog(u64, DialogAnswer),
+    /// Run a command the host provides (`/mcp`), with its arguments.
+    Extension {
+        /// The command's name.
+        name: String,
+        /// What followed it, trimmed.
+        args: String,
+    },
     /// Run a `!cmd` / `!!cmd` line; [`Input::ShellStarted`] says it runs.
     RunShell(ShellRun),
     /// Record a finished `!cmd` in the session (only while no prompt runs, so the message

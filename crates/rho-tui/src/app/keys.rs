@@ -29,6 +29,13 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return Vec::new();
         }
+        if self.overlays.approvals().is_empty() && !self.overlays.dialogs().is_empty() {
+            // A host's question takes every key, Ctrl+C included (it dismisses the question).
+            return match self.overlays.dialog_key(key) {
+                Some((id, answer)) => vec![Effect::AnswerDialog(id, answer)],
+                None => Vec::new(),
+            };
+        }
         if let Some(outcome) = self.overlays.sessions_key(key) {
             return self.sessions_outcome(outcome);
         }
@@ -110,6 +117,9 @@ impl App {
     /// A bracketed paste: inserted as typed, newlines kept; a large one as a marker.
     pub(super) fn on_paste(&mut self, text: &str) -> Vec<Effect> {
         if !self.overlays.approvals().is_empty() || self.overlays.sessions().is_some() {
+            return Vec::new();
+        }
+        if self.overlays.dialog_paste(text) {
             return Vec::new();
         }
         if self.overlays.model_picker_paste(text) || self.overlays.panel().is_some() {

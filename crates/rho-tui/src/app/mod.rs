@@ -10,7 +10,7 @@
 //! - [`Status`]: the status line's facts;
 //! - [`Editor`]: the prompt being typed;
 //! - `AtPaths`: the `@` file list;
-//! - `Overlays`: approvals, the sessions overlay, the model picker, panels and the `/` popup;
+//! - `Overlays`: approvals, the host's questions, the sessions overlay, the model picker, panels and the `/` popup;
 //! - [`Commands`]: the command registry, the keybindings and the theme;
 //! - `UserShells`: the `!cmd` runs and their results not yet recorded.
 
@@ -119,6 +119,19 @@ impl App {
                 self.overlays.ask(dialog);
                 Vec::new()
             }
+            Input::DialogAsked(dialog) => {
+                self.overlays.ask_dialog(dialog);
+                Vec::new()
+            }
+            Input::Notice(text, level) => {
+                match level {
+                    rho_host::ui::NoticeLevel::Info => self.conversation.notice(text),
+                    rho_host::ui::NoticeLevel::Warning | rho_host::ui::NoticeLevel::Error => {
+                        self.conversation.error(text);
+                    }
+                }
+                Vec::new()
+            }
             Input::RulesWritten { rules_file, result } => {
                 self.rules_written(&rules_file, result);
                 Vec::new()
@@ -223,6 +236,11 @@ impl App {
     /// Commands waiting for approval; the first is on screen.
     pub fn approvals(&self) -> &VecDeque<ApprovalDialog> {
         self.overlays.approvals()
+    }
+
+    /// The host's questions waiting; the first is on screen once no approval waits.
+    pub fn dialogs(&self) -> &VecDeque<crate::dialogs::OpenDialog> {
+        self.overlays.dialogs()
     }
 
     /// The `@` file list under the editor, while open.

@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use crossterm::event::KeyEvent;
 
 use crate::approval::{ApprovalChoice, ApprovalDialog};
+use crate::dialogs::{DialogAnswer, OpenDialog};
 use crate::picker::PickerOutcome;
 use crate::sessions::{OverlayOutcome, SessionsOverlay};
 use crate::slash::{ModelOption, ModelPicker, Panel, SlashPopup};
@@ -17,6 +18,9 @@ use crate::slash::{ModelOption, ModelPicker, Panel, SlashPopup};
 pub(crate) struct Overlays {
     /// Commands waiting for approval; the first is on screen.
     approvals: VecDeque<ApprovalDialog>,
+    /// The host's questions (elicitation, `/mcp`); the first is on screen once no approval
+    /// waits.
+    dialogs: VecDeque<OpenDialog>,
     /// The `/resume`, `/fork` or `/tree` overlay.
     sessions: Option<SessionsOverlay>,
     /// The model picker.
@@ -40,6 +44,38 @@ pub(crate) enum ApprovalKey {
 impl Overlays {
     pub(crate) fn approvals(&self) -> &VecDeque<ApprovalDialog> {
         &self.approvals
+    }
+
+    pub(crate) fn dialogs(&self) -> &VecDeque<OpenDialog> {
+        &self.dialogs
+    }
+
+    /// Puts a host's question in front of the user, closing what would cover it (as
+    /// [`Overlays::ask`]).
+    pub(crate) fn ask_dialog(&mut self, dialog: OpenDialog) {
+        self.sessions = None;
+        self.model_picker = None;
+        self.panel = None;
+        self.popup = None;
+        self.dialogs.push_back(dialog);
+    }
+
+    /// A key for the host's question on screen: `Some((id, answer))` once it is answered.
+    pub(crate) fn dialog_key(&mut self, key: KeyEvent) -> Option<(u64, DialogAnswer)> {
+        let answer = self.dialogs.front_mut()?.on_key(key)?;
+        let dialog = self.dialogs.pop_front()?;
+        Some((dialog.id, answer))
+    }
+
+    /// A paste into the host's question on screen; `false` when none is open.
+    pub(crate) fn dialog_paste(&mut self, text: &str) -> bool {
+        match self.dialogs.front_mut() {
+            Some(dialog) => {
+                dialog.paste(text);
+                true
+            }
+            None => false,
+        }
     }
 
     pub(crate) fn sessions(&self) -> Option<&SessionsOverlay> {

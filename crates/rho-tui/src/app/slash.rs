@@ -128,8 +128,16 @@ impl App {
     /// other line (skills and templates go to the session as prompts, which expands them).
     pub(super) fn slash_submit(&mut self, text: &str) -> Option<Vec<Effect>> {
         let (name, args) = parse(text)?;
-        let SlashKind::Builtin(builtin) = self.ui.registry.find(name)?.kind else {
-            return None;
+        let builtin = match self.ui.registry.find(name)?.kind {
+            SlashKind::Builtin(builtin) => builtin,
+            SlashKind::Extension => {
+                self.overlays.take_popup_down();
+                return Some(vec![Effect::Extension {
+                    name: name.to_owned(),
+                    args: args.to_owned(),
+                }]);
+            }
+            SlashKind::Prompt => return None,
         };
         self.overlays.take_popup_down();
         let args = args.to_owned();

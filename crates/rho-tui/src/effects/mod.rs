@@ -22,8 +22,10 @@ use tokio::sync::{mpsc, oneshot};
 use crate::app::{App, Effect, Input, ShellRun};
 use crate::approval::{ApprovalChoice, ApprovalDialog, ApprovalRequest};
 use crate::completion::FileIndex;
+use crate::dialogs::{DialogAnswer, DialogEvent, OpenDialog};
+use crate::hooks::ExtensionCommands;
 use crate::hooks::{Hooks, ThinkingHook};
-use crate::rules_file::append_allow_rules;
+use crate::rules_file::{append_allow_rules, append_tool_rule};
 use crate::sessions::SessionSwitcher;
 use crate::slash::CommandHost;
 use crate::user_shell::{ShellOutput, UserShell};
@@ -38,6 +40,15 @@ pub(crate) struct Effects {
     approvals: Option<mpsc::UnboundedReceiver<ApprovalRequest>>,
     /// Where each asked question's answer goes, by request id.
     replies: HashMap<u64, oneshot::Sender<ApprovalChoice>>,
+    /// The host's questions and notices.
+    dialogs: Option<mpsc::UnboundedReceiver<DialogEvent>>,
+    /// Where each of the host's questions' answer goes, by id.
+    dialog_replies: HashMap<u64, oneshot::Sender<DialogAnswer>>,
+    /// Runs the host's commands.
+    extensions: Option<Arc<dyn ExtensionCommands>>,
+    /// What the host's commands failed with.
+    extension_failed_tx: mpsc::UnboundedSender<String>,
+    extension_failed: mpsc::UnboundedReceiver<String>,
     shell: Option<Arc<dyn UserShell>>,
     shell_tx: mpsc::UnboundedSender<(ShellRun, Result<ShellOutput, String>)>,
     shell_done: mpsc::UnboundedReceiver<(ShellRun, Result<ShellOutput, String>)>,
@@ -70,10 +81,16 @@ impl Effects {
         let (files_tx, files_done) = mpsc::unbounded_channel();
         let (lanes_tx, lanes_done) = mpsc::unbounded_channel();
         let (refused_tx, refused) = mpsc::unbounded_channel();
+        let (extension_failed_tx, extension_failed) = mpsc::unbounded_channel();
         Effects {
             cwd: hooks.cwd,
             approvals: hooks.approvals,
             replies: HashMap::new(),
+            dialogs: hooks.dialogs,
+            dialog_replies: HashMap::new(),
+            extensions: hooks.extensions,
+            extension_failed_tx,
+            extension_failed,
             shell: hooks.shell,
             shell_tx,
             shell_done,
@@ -140,6 +157,23 @@ impl Effects {
                 }
             }
             Effect::Answer(dialog, choice) => return self.answer(&dialog, choice),
+            Effect::AnswerDialog(id, answer) => {
+                if let Some(reply) = self.dialog_replies.remove(&id) {
+                    let _ = reply.send(answer);
+                }
+            }
+            Effect::Extension { name, args } => {
+                let Some(extensions) = self.extensions.clone() else {
+                    return vec![Input::Failed(format!("/{name} is not available here"))];
+                };
+                let failed = self.extension_failed_tx.clone();
+                // On its own task: the command asks its questions through the dialogs.
+                tokio::spawn(async move {
+                    if let Err(error) = extensions.run(&name, &args).await {
+                        let _ = failed.send(error);
+                    }
+                });
+            }
             Effect::RunShell(run) => return self.run_shell(run),
             Effect::RecordShell(line, output) => {
                 if let Some(shell) = &self.shell {
@@ -173,11 +207,19 @@ impl Effects {
     pub(crate) async fn finished(&mut self) -> Finished {
         let input = tokio::select! {
             Some(message) = self.refused.recv() => Input::PromptRefused(message),
+            Some(message) = self.extension_failed.recv() => Input::Failed(message),
             Some(request) = recv_some(&mut self.approvals) => {
                 let dialog = ApprovalDialog::for_request(&request);
                 self.replies.insert(request.id, request.reply);
                 Input::ApprovalAsked(dialog)
             }
+            Some(event) = recv_some(&mut self.dialogs) => match event {
+                DialogEvent::Ask { id, kind, reply } => {
+                    self.dialog_replies.insert(id, reply);
+                    Input::DialogAsked(OpenDialog::new(id, kind))
+                }
+                DialogEvent::Notify(text, level) => Input::Notice(text, level),
+            },
             Some((run, result)) = self.shell_done.recv() => Input::ShellFinished(run, result),
             Some(files) = self.files_done.recv() => Input::FilesIndexed(files),
             Some(finished) = self.lanes_done.recv() => return finished,
@@ -200,9 +242,13 @@ impl Effects {
         }
         let rules_file = dialog.rules_file.clone();
         let command = dialog.command.clone();
+        let tool = dialog.tool.clone();
         self.rules.call(move || {
-            let result =
-                append_allow_rules(&rules_file, &command).map_err(|error| error.to_string());
+            let result = match &tool {
+                Some(tool) => append_tool_rule(&rules_file, tool),
+                None => append_allow_rules(&rules_file, &command),
+            }
+            .map_err(|error| error.to_string());
             if let Some(reply) = reply {
                 let _ = reply.send(choice);
             }

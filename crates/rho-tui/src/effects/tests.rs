@@ -112,6 +112,8 @@ fn hooks(
         commands: None,
         ui: crate::slash::Commands::default(),
         warnings: Vec::new(),
+        dialogs: None,
+        extensions: None,
     }
 }
 

@@ -95,6 +95,8 @@ pub enum SlashKind {
     /// A skill (`/skill:name`) or a prompt template (`/name`): sent as a prompt, which the
     /// session expands.
     Prompt,
+    /// A command the host provides (`/mcp`), run by [`crate::hooks::ExtensionCommands`].
+    Extension,
 }
 
 /// One entry of the registry.
@@ -108,8 +110,8 @@ pub struct SlashCommand {
     pub kind: SlashKind,
 }
 
-/// Every command that can be typed, in the popup's order: the built-ins, then prompt templates,
-/// then skills (Pi's order).
+/// Every command that can be typed, in the popup's order: the built-ins, the host's commands,
+/// then prompt templates, then skills (Pi's order).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SlashRegistry {
     commands: Vec<SlashCommand>,
@@ -151,6 +153,25 @@ impl SlashRegistry {
             });
         }
         SlashRegistry { commands }
+    }
+
+    /// The registry with the host's `commands` (`(name, description)`) after the built-ins, as
+    /// Pi lists its extensions' commands; a name already taken is left out.
+    pub fn with_extensions(mut self, commands: Vec<(String, String)>) -> Self {
+        let at = BUILTINS.len().min(self.commands.len());
+        let mut added = Vec::new();
+        for (name, description) in commands {
+            if self.commands.iter().any(|c| c.name == name) {
+                continue;
+            }
+            added.push(SlashCommand {
+                name,
+                description,
+                kind: SlashKind::Extension,
+            });
+        }
+        self.commands.splice(at..at, added);
+        self
     }
 
     /// Every command.

@@ -1,5 +1,5 @@
-//! The approval dialog, drawn where the editor is: the exact command, the rule that asked, and
-//! the three answers with the highlighted one marked.
+//! The approval dialog, drawn where the editor is: the exact command (or tool call), the rule
+//! that asked, and the three answers with the highlighted one marked.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -14,13 +14,14 @@ use crate::approval::{ApprovalChoice, ApprovalDialog};
 pub fn lines(dialog: &ApprovalDialog, width: usize) -> Vec<Line<'static>> {
     let bold = Style::default().add_modifier(Modifier::BOLD);
     let dim = Style::default().fg(Color::DarkGray);
-    let mut out = vec![Line::from(Span::styled(
-        "Allow this command?",
-        bold.fg(Color::Yellow),
-    ))];
+    let (question, prompt) = match dialog.tool {
+        Some(_) => ("Allow this tool call?", "› "),
+        None => ("Allow this command?", "$ "),
+    };
+    let mut out = vec![Line::from(Span::styled(question, bold.fg(Color::Yellow)))];
     for line in wrap(&dialog.command, width.saturating_sub(2)) {
         out.push(Line::from(vec![
-            Span::styled("$ ", dim),
+            Span::styled(prompt, dim),
             Span::styled(line, bold),
         ]));
     }

@@ -4,6 +4,7 @@
 pub mod approval;
 pub mod completion;
 pub mod conversation;
+pub mod dialog;
 pub mod diff;
 pub mod editor;
 pub mod highlight;
@@ -27,11 +28,15 @@ use crate::app::App;
 /// Draws the whole screen: conversation, notice line, editor, footer.
 pub fn draw(frame: &mut Frame, app: &App, now: Instant) {
     let area = frame.area();
-    // An approval dialog takes the editor's place: the answer is the only input then.
+    // An approval dialog, or else a host's question, takes the editor's place: the answer is
+    // the only input then.
     let dialog = app.approvals().front();
-    let editor_rows = match dialog {
-        Some(dialog) => approval::height(dialog, usize::from(area.width)).saturating_sub(2),
-        None => editor::rows(app.editor(), usize::from(area.width)),
+    let question = app.dialogs().front().filter(|_| dialog.is_none());
+    let width = usize::from(area.width);
+    let editor_rows = match (dialog, question) {
+        (Some(dialog), _) => approval::height(dialog, width).saturating_sub(2),
+        (None, Some(question)) => self::dialog::height(question, width).saturating_sub(2),
+        (None, None) => editor::rows(app.editor(), width),
     };
     let editor_rows = u16::try_from(editor_rows).unwrap_or(u16::MAX);
     let [conversation, notice, editor_area, footer] = Layout::vertical([
@@ -43,9 +48,10 @@ pub fn draw(frame: &mut Frame, app: &App, now: Instant) {
     .areas(area);
     conversation::render(frame, conversation, app, now);
     status::render(frame, notice, footer, app, now);
-    match dialog {
-        Some(dialog) => approval::render(frame, editor_area, dialog),
-        None => {
+    match (dialog, question) {
+        (Some(dialog), _) => approval::render(frame, editor_area, dialog),
+        (None, Some(question)) => self::dialog::render(frame, editor_area, question),
+        (None, None) => {
             editor::render(frame, editor_area, app.editor(), app.working());
             if let Some(open) = app.completion() {
                 completion::render(frame, conversation, open, app.files_indexed());

@@ -1,6 +1,6 @@
-//! `get_commands` (Pi 1.6's `rpc-mode.js`): the prompt templates (`/name`) and skills
-//! (`/skill:name`) a client may offer, each with Pi's `sourceInfo`. rho has no extension
-//! commands yet, so none are listed.
+//! `get_commands` (Pi 1.6's `rpc-mode.js`): the built-in `/mcp` command, then the prompt
+//! templates (`/name`) and skills (`/skill:name`) a client may offer, each with Pi's
+//! `sourceInfo`.
 
 use std::path::{Path, PathBuf};
 
@@ -15,9 +15,23 @@ pub struct Roots {
     pub project: PathBuf,
 }
 
-/// `{commands:[…]}`: templates first, then skills, in load order.
-pub fn commands_json(resources: &PromptResources, roots: &Roots) -> Value {
+/// `{commands:[…]}`: `/mcp` when MCP is on (as Pi lists its built-in extension's command),
+/// templates, then skills, in load order.
+pub fn commands_json(resources: &PromptResources, roots: &Roots, mcp: bool) -> Value {
     let mut commands = Vec::new();
+    if mcp {
+        commands.push(json!({
+            "name": "mcp",
+            "description": rho_host::mcp::MCP_COMMAND_DESCRIPTION,
+            "source": "extension",
+            "sourceInfo": {
+                "path": "builtin:mcp",
+                "source": "builtin",
+                "scope": "temporary",
+                "origin": "top-level",
+            },
+        }));
+    }
     for template in &resources.templates {
         let prompts = |root: &Path| root.join("prompts");
         let base = [

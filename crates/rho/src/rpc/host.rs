@@ -15,6 +15,7 @@ use serde_json::json;
 
 use super::models::{ModelCatalog, ModelSwitchError, Route};
 use super::reply::Output;
+use super::ui::RpcUi;
 use super::user_bash::BashCancel;
 use crate::remember::Remember;
 use crate::session_builder::{SessionKit, SessionStart, build};
@@ -30,6 +31,8 @@ pub struct Host {
     pub remember: Remember,
     /// stdout.
     pub output: Arc<Output>,
+    /// The questions and notices sent to the client (`extension_ui_request`).
+    pub ui: Arc<RpcUi>,
     live: Mutex<AgentSession>,
     /// The number of the live session: a replaced session's late events are not printed.
     epoch: Arc<AtomicU64>,
@@ -63,8 +66,9 @@ impl Host {
         remember: Remember,
         session_dir: Option<PathBuf>,
         start: SessionStart,
+        ui: Arc<RpcUi>,
     ) -> Result<Arc<Host>, SessionError> {
-        let output = Arc::new(Output::default());
+        let output = ui.output().clone();
         let epoch = Arc::new(AtomicU64::new(0));
         let first = build(&kit, start)?;
         subscribe_output(&first, &output, &epoch, 0);
@@ -73,6 +77,7 @@ impl Host {
             catalog,
             remember,
             output,
+            ui,
             live: Mutex::new(first),
             epoch,
             session_dir: Mutex::new(session_dir),
@@ -239,7 +244,8 @@ impl Host {
     }
 
     /// Stops serving: nothing more is written, the run and any user command are stopped so no
-    /// process of theirs outlives rho, and the live file is flushed and released.
+    /// process of theirs outlives rho, the live file is flushed and released, and the MCP
+    /// servers are stopped.
     pub async fn shut_down(&self) {
         self.output.close();
         rho_models::kill_running_commands();
@@ -248,6 +254,9 @@ impl Host {
         session.abort().await;
         session.record().flush().await;
         release(&session);
+        if let Some(mcp) = &self.kit.workspace.mcp {
+            mcp.shutdown().await;
+        }
     }
 }
 

@@ -19,6 +19,7 @@ mod reply;
 mod setup;
 pub(crate) mod stats;
 mod tree;
+mod ui;
 pub(crate) mod user_bash;
 
 use std::path::{Path, PathBuf};
@@ -91,9 +92,13 @@ fn start(cli: &Cli) -> anyhow::Result<(Arc<Host>, Option<Restore>)> {
         settings.steering_mode.unwrap_or_default(),
         settings.follow_up_mode.unwrap_or_default(),
     );
+    // Questions (a server's elicitation, `/mcp`'s) go to the client as Pi's extension UI
+    // requests.
+    let ui = Arc::new(ui::RpcUi::new(Arc::new(reply::Output::default())));
     let extras = Extras {
         approver: None,
         context_hooks: Some(Arc::new(user_bash::UserBashContext)),
+        elicitor: Some(Arc::new(rho_host::mcp::DialogElicitor::new(ui.clone()))),
     };
     let kit = session_builder::kit(cli, &cwd, settings, &first.entry.model, first.route, extras)?;
     let (file, context) = session_builder::record_for(target, &cwd);
@@ -113,6 +118,7 @@ fn start(cli: &Cli) -> anyhow::Result<(Arc<Host>, Option<Restore>)> {
         crate::remember::Remember::in_home(home.as_deref()),
         session_dir,
         first_start,
+        ui,
     )?;
     let restore = (restore.model || restore.thinking).then_some(restore);
     Ok((host, restore))
@@ -166,8 +172,9 @@ async fn serve(host: &Arc<Host>) {
             line.pop();
         }
         let text = String::from_utf8_lossy(&line);
-        match rho_rpc::parse_line(&text) {
-            Ok(request) => dispatch::dispatch(host, request),
+        match rho_rpc::parse_input(&text) {
+            Ok(rho_rpc::Input::Command(request)) => dispatch::dispatch(host, request),
+            Ok(rho_rpc::Input::UiResponse(answer)) => host.ui.answer(answer),
             Err(response) => host.output.write(&response.to_json()),
         }
     }

@@ -22,6 +22,19 @@ pub fn prompt(
     images: Vec<ImageContent>,
     behavior: Option<StreamingBehavior>,
 ) {
+    // `/mcp` is a command, run at once (also while a prompt runs) and answered once it is done.
+    if let (Some(mcp), Some(args)) = (
+        host.kit.workspace.mcp.clone(),
+        rho_host::mcp::mcp_command_args(&message),
+    ) {
+        let ui = host.ui.clone();
+        let args = args.to_owned();
+        tokio::spawn(async move {
+            mcp.command(&args, ui.as_ref()).await;
+            reply.data(disposition("handled"));
+        });
+        return;
+    }
     let session = host.session();
     match session.start_prompt(message.clone(), images.clone()) {
         Ok(run) => {
@@ -45,8 +58,8 @@ pub fn prompt(
     }
 }
 
-/// Pi 1.6's answer to a prompt: `started`, or `queued` (`handled` is for extension commands,
-/// which rho does not have yet). Pi's `RpcClient` reads it from every accepted prompt.
+/// Pi 1.6's answer to a prompt: `started`, `queued`, or `handled` (a command such as `/mcp`).
+/// Pi's `RpcClient` reads it from every accepted prompt.
 fn disposition(kind: &str) -> serde_json::Value {
     serde_json::json!({ "disposition": kind })
 }

@@ -91,13 +91,14 @@ pub fn get_last_assistant_text(host: &Arc<Host>, reply: Reply) {
     });
 }
 
-/// `get_commands`: the prompt templates and skills.
+/// `get_commands`: `/mcp` (unless `--no-mcp`), the prompt templates and skills.
 pub fn get_commands(host: &Arc<Host>, reply: Reply) {
     let roots = Roots {
         home: rho_models::rho_home(&rho_models::ProcessEnvironment),
         project: host.cwd().join(".rho"),
     };
-    reply.data(commands_json(&host.kit.workspace.resources, &roots));
+    let mcp = host.kit.workspace.mcp.is_some();
+    reply.data(commands_json(&host.kit.workspace.resources, &roots, mcp));
 }
 
 /// `get_entries`: the entries appended after `since` (all without it), in the file's order.

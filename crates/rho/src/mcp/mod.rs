@@ -1,6 +1,14 @@
 //! MCP for a run: the servers of `RHO_HOME/mcp.json` (and a trusted project's `.rho/mcp.json`)
 //! started in the background unless `--no-mcp`, with a provider's key for `auth.provider`
-//! servers, the tool filter of `--tools`/`--exclude-tools`, and what rho says at start.
+//! servers, the tool filter of `--tools`/`--exclude-tools`, and what rho says at start; and
+//! `rho mcp add|remove|list` ([`command`]).
+
+mod command;
+mod list;
+mod print_ui;
+
+pub use command::main;
+pub use print_ui::PrintUi;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -29,8 +37,7 @@ impl Credentials for ProviderKeys {
     }
 }
 
-/// The MCP servers of a run in `cwd`, started; `None` with `--no-mcp`, without a `RHO_HOME`, or
-/// when nothing is configured. Config errors and other start notices go to stderr. Call within
+/// The MCP servers of a run in `cwd`, started; `None` with `--no-mcp` or without a `RHO_HOME`. Config errors and other start notices go to stderr. Call within
 /// the runtime (on a blocking thread is fine).
 pub fn start(
     cli: &Cli,
@@ -43,25 +50,45 @@ pub fn start(
         return None;
     }
     let home = rho_home(&ProcessEnvironment)?;
+    // Without servers the host is empty and costs nothing; it still answers `/mcp`.
     let config = McpConfig::load(&home, cwd, trusted);
-    if config.servers.is_empty() && config.errors.is_empty() {
-        return None;
-    }
-    let (signals, receiver) = mpsc::unbounded_channel();
-    let context = Arc::new(McpContext {
-        cwd: cwd.to_path_buf(),
-        log: Arc::new(McpLog::new(home.join("mcp.log"))),
-        elicitor: elicitor.unwrap_or_else(|| Arc::new(Defaults)),
-        signals,
-        tool_environment: policy.tool_environment().clone(),
-        credentials: Arc::new(ProviderKeys { home }),
-        http: rho_http::HttpClient::shared(),
-    });
+    let (context, receiver) = context(
+        &home,
+        cwd,
+        policy.tool_environment().clone(),
+        elicitor.unwrap_or_else(|| Arc::new(Defaults)),
+    );
     let host = McpHost::start(config, context, receiver, filter(cli));
     for notice in host.startup_notices() {
         crate::warnings::say(format!("rho: {notice}"));
     }
     Some(host)
+}
+
+/// What the servers of a run in `cwd` are given: the log, who answers elicitation, the
+/// environment their processes start with, provider keys; and the receiver of their signals.
+fn context(
+    home: &Path,
+    cwd: &Path,
+    tool_environment: Arc<rho_gate::ToolEnvironment>,
+    elicitor: Arc<dyn Elicitor>,
+) -> (
+    Arc<McpContext>,
+    mpsc::UnboundedReceiver<rho_mcp::ServerSignal>,
+) {
+    let (signals, receiver) = mpsc::unbounded_channel();
+    let context = Arc::new(McpContext {
+        cwd: cwd.to_path_buf(),
+        log: Arc::new(McpLog::new(home.join("mcp.log"))),
+        elicitor,
+        signals,
+        tool_environment,
+        credentials: Arc::new(ProviderKeys {
+            home: home.to_path_buf(),
+        }),
+        http: rho_http::HttpClient::shared(),
+    });
+    (context, receiver)
 }
 
 /// `--tools`/`--no-tools` and `--exclude-tools` as they apply to MCP tools.

@@ -1,0 +1,84 @@
+//! What the host asks the user and tells them, whatever the mode (Pi's `ctx.ui`): notices,
+//! a choice, yes or no, a line of text, and menus with details. The interactive mode shows
+//! dialogs, RPC sends Pi's `extension_ui_request`s, `-p` prints notices and answers nothing.
+
+use async_trait::async_trait;
+
+/// How a notice reads (Pi's notify types).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoticeLevel {
+    /// Information.
+    Info,
+    /// Something is off.
+    Warning,
+    /// Something failed.
+    Error,
+}
+
+impl NoticeLevel {
+    /// `info`, `warning` or `error`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoticeLevel::Info => "info",
+            NoticeLevel::Warning => "warning",
+            NoticeLevel::Error => "error",
+        }
+    }
+}
+
+/// One row of a menu.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MenuItem {
+    /// What the row says.
+    pub label: String,
+    /// What it means, shown after the label (may be empty).
+    pub description: String,
+}
+
+impl MenuItem {
+    /// A row.
+    pub fn new(label: impl Into<String>, description: impl Into<String>) -> Self {
+        MenuItem {
+            label: label.into(),
+            description: description.into(),
+        }
+    }
+}
+
+/// A menu: a title, lines of details, an error line, and the rows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Menu {
+    /// What is asked.
+    pub title: String,
+    /// Facts shown under the title.
+    pub details: Vec<String>,
+    /// A problem to show (in the error colour).
+    pub error: Option<String>,
+    /// The rows.
+    pub items: Vec<MenuItem>,
+    /// What is shown when there are no rows.
+    pub empty: String,
+    /// The row highlighted first.
+    pub selected: usize,
+}
+
+/// Where notices go and who answers questions. `None` is a question dismissed, or nobody
+/// there to answer it.
+#[async_trait]
+pub trait HostUi: Send + Sync {
+    /// Shows a notice.
+    fn notify(&self, message: &str, level: NoticeLevel);
+    /// Asks for one of `options`.
+    async fn select(&self, title: &str, options: &[String]) -> Option<String>;
+    /// Asks yes or no.
+    async fn confirm(&self, title: &str, message: &str) -> Option<bool>;
+    /// Asks for a line of text; `placeholder` shows what is expected.
+    async fn input(&self, title: &str, placeholder: &str) -> Option<String>;
+
+    /// Shows `menu`; the row picked. Without a richer view, a choice among the labels.
+    async fn menu(&self, menu: Menu) -> Option<usize> {
+        let labels: Vec<String> = menu.items.iter().map(|item| item.label.clone()).collect();
+        let choice = self.select(&menu.title, &labels).await?;
+        labels.iter().position(|label| *label == choice)
+    }
+}
