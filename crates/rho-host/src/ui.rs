@@ -3,6 +3,7 @@
 //! dialogs, RPC sends Pi's `extension_ui_request`s, `-p` prints notices and answers nothing.
 
 use async_trait::async_trait;
+use tokio::sync::watch;
 
 /// How a notice reads (Pi's notify types).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,5 +81,16 @@ pub trait HostUi: Send + Sync {
         let labels: Vec<String> = menu.items.iter().map(|item| item.label.clone()).collect();
         let choice = self.select(&menu.title, &labels).await?;
         labels.iter().position(|label| *label == choice)
+    }
+
+    /// Shows the menu `build` makes, made again whenever `changes` moves while it is open
+    /// (a server connecting); the row picked. Without a live view, the menu as it is now.
+    async fn live_menu(
+        &self,
+        build: &(dyn Fn() -> Menu + Send + Sync),
+        changes: watch::Receiver<u64>,
+    ) -> Option<usize> {
+        drop(changes);
+        self.menu(build()).await
     }
 }

@@ -12,6 +12,7 @@ mod frontmatter;
 mod gate_escape;
 mod grep_tool;
 mod ls_tool;
+mod mcp_host;
 mod prompt_templates;
 mod read_images;
 mod read_tool;

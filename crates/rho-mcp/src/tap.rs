@@ -4,9 +4,14 @@
 //! lines a stdio server writes pass through a tap that keeps the `result` of each listing
 //! (`resources`, `resourceTemplates`) by request id, for the listing tool to take. Over HTTP
 //! the typed result is all there is.
+//!
+//! The tap also counts `notifications/tools/list_changed` as it reads them, in the order the
+//! server wrote them: a call whose server changed its tools meanwhile lists them again before
+//! it returns, so the next turn sees the new tools.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
@@ -19,13 +24,19 @@ const KEPT: usize = 16;
 /// The longest line looked at (longer ones pass through unkept).
 const MAX_LINE: usize = 8 * 1024 * 1024;
 
-/// Listing results by request id.
+/// Listing results by request id, and how many tool-list changes the server announced.
 #[derive(Default)]
 pub struct RawResults {
     kept: Mutex<VecDeque<(i64, Value)>>,
+    tools_changed: AtomicU64,
 }
 
 impl RawResults {
+    /// How many `notifications/tools/list_changed` were read so far.
+    pub fn tools_changed(&self) -> u64 {
+        self.tools_changed.load(Ordering::SeqCst)
+    }
+
     /// Takes the result kept for request `id`.
     pub fn take(&self, id: i64) -> Option<Value> {
         let mut kept = rho_stdx::sync::lock(&self.kept);
@@ -34,9 +45,18 @@ impl RawResults {
     }
 
     fn keep_line(&self, line: &[u8]) {
+        if contains(line, b"notifications/tools/list_changed")
+            && serde_json::from_slice::<Value>(line).is_ok_and(|message| {
+                message.get("method").and_then(Value::as_str)
+                    == Some("notifications/tools/list_changed")
+            })
+        {
+            self.tools_changed.fetch_add(1, Ordering::SeqCst);
+            return;
+        }
         // Cheap checks first: most lines are other results and notifications.
         let is_listing =
-            memchr_find(line, b"\"resources\"") || memchr_find(line, b"\"resourceTemplates\"");
+            contains(line, b"\"resources\"") || contains(line, b"\"resourceTemplates\"");
         if !is_listing {
             return;
         }
@@ -57,10 +77,8 @@ impl RawResults {
     }
 }
 
-fn memchr_find(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack
-        .windows(needle.len())
-        .any(|window| window == needle)
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find(haystack, needle).is_some()
 }
 
 /// A reader that hands every line it passes to [`RawResults`].
@@ -114,8 +132,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for Tap<R> {
         let before = buf.filled().len();
         let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
         if let Poll::Ready(Ok(())) = &polled {
-            let new = buf.filled()[before..].to_vec();
-            this.scan(&new);
+            this.scan(&buf.filled()[before..]);
         }
         polled
     }
@@ -138,5 +155,8 @@ mod tests {
         );
         assert!(results.take(4).is_none());
         assert!(results.take(5).is_none());
+        assert_eq!(results.tools_changed(), 0);
+        tap.scan(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n");
+        assert_eq!(results.tools_changed(), 1);
     }
 }

@@ -108,7 +108,7 @@ async fn a_stdio_server_connects_lists_its_tools_and_answers_calls() {
     let snapshot = f.server.snapshot();
     assert_eq!(snapshot.phase, Phase::Connected);
     assert_eq!(snapshot.tools[0].name, "echo");
-    assert_eq!(snapshot.tools.len(), 15);
+    assert_eq!(snapshot.tools.len(), 17);
     assert_eq!(
         snapshot.instructions.as_deref(),
         Some("Scripted test server.\nSecond line.")
@@ -202,8 +202,15 @@ async fn a_server_that_dies_mid_call_fails_the_call_and_is_started_again_on_the_
     let f = fixture(&[], json!({}));
     let error = call(&f.server, "crash", json!({})).await.unwrap_err();
     assert_eq!(error, "MCP connection closed");
+    // The call may see the drop before the process's end is noticed; once it is, the state
+    // says why, with the server's stderr.
     let deadline = Instant::now() + Duration::from_secs(5);
-    while f.server.snapshot().phase != Phase::Disconnected && Instant::now() < deadline {
+    let has_tail = |s: &rho_mcp::Snapshot| {
+        s.error
+            .as_deref()
+            .is_some_and(|e| e.contains("crashing on purpose"))
+    };
+    while !has_tail(&f.server.snapshot()) && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let snapshot = f.server.snapshot();
@@ -247,16 +254,9 @@ async fn servers_that_exit_hang_or_answer_garbage_fail_with_the_reason() {
     floods.server.ensure_connected().await.unwrap();
     floods.server.shutdown().await;
 
+    // A line that is not JSON is skipped; the handshake goes on.
     let garbage = fixture(&["--garbage"], json!({"timeout": 2}));
-    let connected = garbage.server.ensure_connected().await;
-    // Either the junk line is skipped and the handshake goes on, or the connection fails
-    // naming why; never a hang.
-    if let Err(error) = connected {
-        assert!(
-            error.starts_with("MCP server \"demo\" failed to connect: "),
-            "{error}"
-        );
-    }
+    garbage.server.ensure_connected().await.unwrap();
     garbage.server.shutdown().await;
 
     let missing = fixture(&[], json!({"command": "/nonexistent/bin"}));

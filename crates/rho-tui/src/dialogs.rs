@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use async_trait::async_trait;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use rho_host::ui::{HostUi, Menu, MenuItem, NoticeLevel};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::editor::Editor;
 
@@ -59,6 +59,13 @@ pub enum DialogEvent {
         /// Where the answer goes.
         reply: oneshot::Sender<DialogAnswer>,
     },
+    /// The question `id` changed while it is open (a live menu made again).
+    Update {
+        /// The question.
+        id: u64,
+        /// What it asks now.
+        kind: DialogKind,
+    },
     /// A line for the conversation.
     Notify(String, NoticeLevel),
 }
@@ -82,16 +89,20 @@ impl TuiDialogs {
 
     /// Asks `kind`; a UI that is gone dismisses.
     pub async fn ask(&self, kind: DialogKind) -> DialogAnswer {
+        let Some((_, answer)) = self.send(kind) else {
+            return DialogAnswer::Dismissed;
+        };
+        answer.await.unwrap_or(DialogAnswer::Dismissed)
+    }
+
+    /// Puts question `kind` to the UI: its id and where the answer comes.
+    fn send(&self, kind: DialogKind) -> Option<(u64, oneshot::Receiver<DialogAnswer>)> {
         let (reply, answer) = oneshot::channel();
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        if self
-            .events
+        self.events
             .send(DialogEvent::Ask { id, kind, reply })
-            .is_err()
-        {
-            return DialogAnswer::Dismissed;
-        }
-        answer.await.unwrap_or(DialogAnswer::Dismissed)
+            .ok()?;
+        Some((id, answer))
     }
 }
 
@@ -144,6 +155,35 @@ impl HostUi for TuiDialogs {
             _ => None,
         }
     }
+
+    async fn live_menu(
+        &self,
+        build: &(dyn Fn() -> Menu + Send + Sync),
+        mut changes: watch::Receiver<u64>,
+    ) -> Option<usize> {
+        let (id, mut answer) = self.send(DialogKind::Menu(build()))?;
+        let mut live = true;
+        loop {
+            tokio::select! {
+                answered = &mut answer => {
+                    return match answered {
+                        Ok(DialogAnswer::Picked(index)) => Some(index),
+                        _ => None,
+                    };
+                }
+                changed = changes.changed(), if live => {
+                    if changed.is_err() {
+                        live = false;
+                        continue;
+                    }
+                    let kind = DialogKind::Menu(build());
+                    if self.events.send(DialogEvent::Update { id, kind }).is_err() {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// A question on screen, with what the user did to it so far.
@@ -188,6 +228,14 @@ impl OpenDialog {
             DialogKind::Confirm { .. } => self.confirm_key(key),
             DialogKind::Input { .. } => self.input_key(key),
         }
+    }
+
+    /// The question asks `kind` now; the highlight stays on its row, within the new rows.
+    pub fn update(&mut self, kind: DialogKind) {
+        if let DialogKind::Menu(menu) = &kind {
+            self.selected = self.selected.min(menu.items.len().saturating_sub(1));
+        }
+        self.kind = kind;
     }
 
     /// A paste into an input dialog (ignored by the others).

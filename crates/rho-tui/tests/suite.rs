@@ -6,6 +6,7 @@ mod commands_render;
 mod drive;
 mod editor_input;
 mod events;
+mod host_dialogs;
 mod keyboard;
 mod keys;
 mod markdown;

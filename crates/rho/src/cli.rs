@@ -139,7 +139,7 @@ pub struct Cli {
     /// Comma-separated denylist of tool names or patterns (*) to disable (also -xt).
     #[arg(long = "exclude-tools", value_delimiter = ',', value_name = "TOOLS")]
     pub exclude_tools: Option<Vec<String>>,
-    /// Disable built-in MCP support (rho has no MCP client yet: nothing to turn off).
+    /// Connect to no MCP server of mcp.json (no MCP tools, no /mcp command).
     #[arg(long = "no-mcp")]
     pub no_mcp: bool,
     /// Disable all tools (also -nt).

@@ -162,7 +162,11 @@ fn every_state_model_and_queue_command_answers_as_pi_does() {
             json!({"id": "l", "type": "get_commands"}),
             // Pi 1.6's built-in MCP extension lists `/mcp` (its `llama` command has no rho
             // counterpart).
-            response("l", "get_commands", Some(json!({"commands": [mcp_command()]}))),
+            response(
+                "l",
+                "get_commands",
+                Some(json!({"commands": [mcp_command()]})),
+            ),
         ),
         (
             json!({"id": "m", "type": "get_messages"}),

@@ -3,7 +3,7 @@
 //! — see its tools, reconnect, change its exposure, enable or disable it (saved to the file
 //! that defines it, or for this project only). Esc goes back, and out.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rho_mcp::exposure::tool_exposure;
 use rho_mcp::{Exposure, Phase, Scope, Server, TransportKind};
@@ -40,22 +40,36 @@ enum Action {
 
 impl McpHost {
     /// Runs the manager until the user leaves it.
+    /// The menus follow the servers while they are open (a server connecting shows up).
     pub async fn manage(self: &Arc<Self>, ui: &dyn HostUi) {
         loop {
-            let servers = self.by_attention();
-            let Some(picked) = ui.menu(self.servers_menu(&servers)).await else {
+            // The rows as last shown: a pick means the server on that row.
+            let shown: Mutex<Vec<Arc<Server>>> = Mutex::default();
+            let build = || {
+                let servers = self.by_attention();
+                let menu = self.servers_menu(&servers);
+                *rho_stdx::sync::lock(&shown) = servers;
+                menu
+            };
+            let Some(picked) = ui.live_menu(&build, self.subscribe()).await else {
                 return;
             };
-            let Some(server) = servers.get(picked).cloned() else {
+            let Some(server) = rho_stdx::sync::lock(&shown).get(picked).cloned() else {
                 return;
             };
             let mut message: Option<String> = None;
             loop {
-                let (menu, actions) = self.server_menu(&server, message.take());
-                let Some(choice) = ui.menu(menu).await else {
+                let offered: Mutex<Vec<Action>> = Mutex::default();
+                let said = message.take();
+                let build = || {
+                    let (menu, actions) = self.server_menu(&server, said.clone());
+                    *rho_stdx::sync::lock(&offered) = actions;
+                    menu
+                };
+                let Some(choice) = ui.live_menu(&build, self.subscribe()).await else {
                     break;
                 };
-                let Some(action) = actions.get(choice).copied() else {
+                let Some(action) = rho_stdx::sync::lock(&offered).get(choice).copied() else {
                     break;
                 };
                 message = self.run_action(&server, action, ui).await;

@@ -89,6 +89,8 @@ pub struct McpHost {
     filter: McpToolFilter,
     names: Mutex<Names>,
     first_prompt_waited: AtomicBool,
+    /// Bumped after every change of any server (a live menu is made again).
+    changes: tokio::sync::watch::Sender<u64>,
 }
 
 impl McpHost {
@@ -113,21 +115,21 @@ impl McpHost {
             filter,
             names: Mutex::default(),
             first_prompt_waited: AtomicBool::new(false),
+            changes: tokio::sync::watch::channel(0).0,
         });
         for server in &host.servers {
-            // Every change of a server's state registers its tools again: its first connection,
-            // a reconnection after a drop, and enabling it with `/mcp`.
-            let mut changes = server.subscribe();
+            // Every change of a server's state registers its tools again, before the change
+            // is done: its first connection, a reconnection after a drop, a tool list listed
+            // again during a call, enabling it with `/mcp`.
             let weak = Arc::downgrade(&host);
-            let watched = server.clone();
-            tokio::spawn(async move {
-                while changes.changed().await.is_ok() {
-                    match weak.upgrade() {
-                        Some(host) => host.register(&watched),
-                        None => return,
-                    }
+            server.observe(Arc::new(move |name: &str| {
+                if let Some(host) = weak.upgrade()
+                    && let Some(server) = host.server(name).cloned()
+                {
+                    host.register(&server);
+                    host.changes.send_modify(|n| *n += 1);
                 }
-            });
+            }));
             if !server.entry().config.enabled() {
                 continue;
             }
@@ -162,6 +164,11 @@ impl McpHost {
     /// The servers, in configuration order.
     pub fn servers(&self) -> &[Arc<Server>] {
         &self.servers
+    }
+
+    /// A receiver told of every change of any server.
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
     }
 
     /// The configuration.
@@ -258,7 +265,8 @@ impl McpHost {
         status::format_status(self)
     }
 
-    /// Warnings for the start: config errors, and `codemode` servers acting as deferred.
+    /// Warnings for the start: `codemode` servers acting as deferred (config errors come with
+    /// [`McpHost::attention`]).
     pub fn startup_notices(&self) -> Vec<String> {
         status::startup_notices(self)
     }

@@ -3,7 +3,7 @@
 //! notices at start.
 
 use rho_mcp::exposure::configured_exposures;
-use rho_mcp::{Exposure, Phase};
+use rho_mcp::{Exposure, Phase, Scope, TransportKind};
 
 use super::McpHost;
 use super::text::no_servers_message;
@@ -88,14 +88,35 @@ pub(super) fn attention(host: &McpHost) -> Option<String> {
     ))
 }
 
-/// Config errors, and one notice naming the servers whose `codemode` exposure acts as
-/// `deferred` (rho has no codemode yet).
+/// One notice per server a trusted project's `.rho/mcp.json` adds (its process runs outside
+/// the sandbox, with the user's rights), and one naming the servers whose `codemode` exposure
+/// acts as `deferred` (rho has no codemode yet). Config errors are said once, with the
+/// servers' problems ([`attention`]).
 pub(super) fn startup_notices(host: &McpHost) -> Vec<String> {
     let mut notices: Vec<String> = host
-        .config
-        .errors
+        .servers
         .iter()
-        .map(|error| format!("MCP config error: {error}"))
+        .map(|s| s.entry())
+        .filter(|entry| entry.scope == Scope::Project && entry.config.enabled())
+        .map(|entry| {
+            let what = match entry.config.kind() {
+                TransportKind::Stdio => format!(
+                    "starts `{}`",
+                    std::iter::once(entry.config.command().unwrap_or_default().to_owned())
+                        .chain(entry.config.args())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+                TransportKind::Http => {
+                    format!("connects to {}", entry.config.url().unwrap_or_default())
+                }
+            };
+            format!(
+                "the project's {} adds MCP server \"{}\", which {what}; MCP servers run outside rho's sandbox, with your rights",
+                entry.source.display(),
+                entry.name
+            )
+        })
         .collect();
     let codemode: Vec<&str> = host
         .servers

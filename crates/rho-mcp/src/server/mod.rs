@@ -115,7 +115,13 @@ pub struct Server {
     connecting: tokio::sync::Mutex<()>,
     /// Bumped on every change of state, for waiters.
     changed: watch::Sender<u64>,
+    /// Told of every change of state, at once (the host registers the tools again).
+    observer: Mutex<Option<Observer>>,
 }
+
+/// What is told of a server's changes, synchronously: a change is seen before the call that
+/// caused it returns.
+pub type Observer = Arc<dyn Fn(&str) + Send + Sync>;
 
 struct State {
     snapshot: Snapshot,
@@ -167,6 +173,7 @@ impl Server {
             }),
             connecting: tokio::sync::Mutex::new(()),
             changed: watch::channel(0).0,
+            observer: Mutex::new(None),
         })
     }
 
@@ -203,7 +210,7 @@ impl Server {
                 None
             }
         };
-        self.changed.send_modify(|n| *n += 1);
+        self.notify_changed();
         if let Some(connection) = closed {
             connection.close().await;
         }
@@ -235,7 +242,21 @@ impl Server {
 
     fn update(&self, change: impl FnOnce(&mut State)) {
         change(&mut rho_stdx::sync::lock(&self.state));
+        self.notify_changed();
+    }
+
+    /// Tells the waiters and the observer that the state changed (no lock held).
+    fn notify_changed(&self) {
         self.changed.send_modify(|n| *n += 1);
+        let observer = rho_stdx::sync::lock(&self.observer).clone();
+        if let Some(observer) = observer {
+            observer(&self.name);
+        }
+    }
+
+    /// Calls `observer` with the server's name after every change of its state.
+    pub fn observe(&self, observer: Observer) {
+        *rho_stdx::sync::lock(&self.observer) = Some(observer);
     }
 
     /// Connects if not connected (and not disabled or closed); the connection, or why not.
@@ -312,11 +333,15 @@ impl Server {
             };
             let tail = process.stderr_tail();
             server.update(|s| {
-                let same = match (&s.connection, watched.upgrade()) {
-                    (Some(current), Some(watched)) => Arc::ptr_eq(current, &watched),
-                    _ => false,
+                // Unless a new connection took its place: the connection ended with its
+                // process (a failed call may have seen the drop first), and its stderr says
+                // why.
+                let replaced = match (&s.connection, watched.upgrade()) {
+                    (Some(current), Some(watched)) => !Arc::ptr_eq(current, &watched),
+                    (Some(_), None) => true,
+                    (None, _) => false,
                 };
-                if same && s.snapshot.phase == Phase::Connected {
+                if !replaced && matches!(s.snapshot.phase, Phase::Connected | Phase::Disconnected) {
                     s.snapshot.phase = Phase::Disconnected;
                     s.snapshot.error = Some(with_tail("Connection closed".to_owned(), &tail));
                     s.connection = None;
@@ -353,7 +378,7 @@ impl Server {
             state.snapshot.phase = Phase::Closed;
             state.connection.take()
         };
-        self.changed.send_modify(|n| *n += 1);
+        self.notify_changed();
         if let Some(connection) = connection {
             connection.close().await;
         }
@@ -373,7 +398,7 @@ impl Server {
                 state.connection.take()
             }
         };
-        self.changed.send_modify(|n| *n += 1);
+        self.notify_changed();
         if let Some(connection) = old {
             connection.close().await;
         }

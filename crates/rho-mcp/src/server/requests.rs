@@ -31,7 +31,8 @@ impl Server {
 
     /// Calls `tool` with `arguments`; `progress` gets each progress notification's text. The
     /// timeout starts again at each progress notification; an abort or a timeout sends
-    /// `notifications/cancelled`. The result as the server's JSON.
+    /// `notifications/cancelled`; a tool list the server changed meanwhile is listed again
+    /// before the call returns. The result as the server's JSON.
     pub async fn call_tool(
         self: &Arc<Self>,
         tool: &str,
@@ -40,6 +41,7 @@ impl Server {
         progress: impl Fn(String),
     ) -> Result<Value, CallError> {
         let connection = self.connection().await?;
+        let tools_changed = connection.raw.tools_changed();
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(
             CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments),
         ));
@@ -73,6 +75,10 @@ impl Server {
                 }
             }
         };
+        if connection.raw.tools_changed() != tools_changed {
+            // The server changed its tools during the call: the next turn must see them.
+            self.refresh_tools().await;
+        }
         match outcome {
             Ok(Ok(Ok(ServerResult::CallToolResult(result)))) => serde_json::to_value(result)
                 .map(|mut value| {

@@ -13,7 +13,9 @@ $PID_FILE, when set, gets the process id.
 Tools: echo {text}, add {a, b}, progress {steps} (progress notifications, then a result),
 slow {seconds}, crash (exits mid-call), fail (isError), failtext, big {lines}, structured,
 image, link, log (a logging notification), grow (adds tool `added` and says tools/list_changed),
-elicit (asks the client, returns its answer), nodesc (no description, a title annotation).
+elicit (asks the client, returns its answer), nodesc (no description, a title annotation),
+env {name} (a variable of its environment, `<unset>` when absent), malformed (a line that is
+not JSON, then a result whose fields have the wrong types).
 """
 import json
 import os
@@ -46,6 +48,11 @@ TOOLS = [
     {"name": "grow", "description": "Add a tool.", "inputSchema": {"type": "object"}},
     {"name": "elicit", "description": "Ask the user.", "inputSchema": {"type": "object"}},
     {"name": "nodesc", "annotations": {"title": "Titled tool"}, "inputSchema": {"properties": {}}},
+    {"name": "malformed", "description": "A line that is not JSON, then a result of the wrong shape.",
+     "inputSchema": {"type": "object"}},
+    {"name": "env", "description": "One variable of the server's environment.",
+     "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+     "annotations": {"readOnlyHint": True}},
 ]
 
 
@@ -140,6 +147,14 @@ def call(id_, name, args):
             handle(answer)
     if name == "nodesc":
         return result(id_, text("ok"))
+    if name == "added" and GROWN:
+        return result(id_, text("added after list_changed"))
+    if name == "malformed":
+        sys.stdout.write("{not json at all\n")
+        sys.stdout.flush()
+        return result(id_, {"content": 5, "isError": "maybe"})
+    if name == "env":
+        return result(id_, text(os.environ.get(args.get("name", ""), "<unset>")))
     return send({"jsonrpc": "2.0", "id": id_, "error": {"code": -32602, "message": f"Unknown tool: {name}"}})
 
 

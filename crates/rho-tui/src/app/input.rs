@@ -43,6 +43,8 @@ pub enum Input {
     ApprovalAsked(ApprovalDialog),
     /// The host asks the user something (a server's elicitation, the `/mcp` manager).
     DialogAsked(OpenDialog),
+    /// The host's open question `id` asks this now (a live menu made again).
+    DialogUpdated(u64, crate::dialogs::DialogKind),
     /// The host says something: a line for the conversation.
     Notice(String, rho_host::ui::NoticeLevel),
     /// The allow rules an "always" answer wrote to `rules_file`, or why they could not be.

@@ -123,6 +123,10 @@ impl App {
                 self.overlays.ask_dialog(dialog);
                 Vec::new()
             }
+            Input::DialogUpdated(id, kind) => {
+                self.overlays.update_dialog(id, kind);
+                Vec::new()
+            }
             Input::Notice(text, level) => {
                 match level {
                     rho_host::ui::NoticeLevel::Info => self.conversation.notice(text),

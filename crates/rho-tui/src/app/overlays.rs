@@ -60,6 +60,13 @@ impl Overlays {
         self.dialogs.push_back(dialog);
     }
 
+    /// The host's question `id`, if still open, asks `kind` now.
+    pub(crate) fn update_dialog(&mut self, id: u64, kind: crate::dialogs::DialogKind) {
+        if let Some(dialog) = self.dialogs.iter_mut().find(|d| d.id == id) {
+            dialog.update(kind);
+        }
+    }
+
     /// A key for the host's question on screen: `Some((id, answer))` once it is answered.
     pub(crate) fn dialog_key(&mut self, key: KeyEvent) -> Option<(u64, DialogAnswer)> {
         let answer = self.dialogs.front_mut()?.on_key(key)?;

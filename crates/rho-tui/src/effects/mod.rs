@@ -218,6 +218,7 @@ impl Effects {
                     self.dialog_replies.insert(id, reply);
                     Input::DialogAsked(OpenDialog::new(id, kind))
                 }
+                DialogEvent::Update { id, kind } => Input::DialogUpdated(id, kind),
                 DialogEvent::Notify(text, level) => Input::Notice(text, level),
             },
             Some((run, result)) = self.shell_done.recv() => Input::ShellFinished(run, result),
