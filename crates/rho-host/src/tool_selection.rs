@@ -62,32 +62,11 @@ pub fn resolve_default_tools(entries: &[String]) -> Vec<String> {
     apply_tool_modifiers(&base, entries)
 }
 
-/// Whether `name` matches `pattern`, where `*` matches any characters (Pi's
-/// `toolPatternRegExp`, anchored at both ends).
-fn matches_pattern(pattern: &str, name: &str) -> bool {
-    let mut parts = pattern.split('*');
-    let first = parts.next().unwrap_or_default();
-    let Some(mut rest) = name.strip_prefix(first) else {
-        return false;
-    };
-    let parts: Vec<&str> = parts.collect();
-    let Some((last, middle)) = parts.split_last() else {
-        return rest.is_empty();
-    };
-    for part in middle {
-        match rest.find(part) {
-            Some(at) => rest = &rest[at + part.len()..],
-            None => return false,
-        }
-    }
-    rest.len() >= last.len() && rest.ends_with(last)
-}
-
 /// Pi's `createToolNameMatcher`: an entry with `*` is a pattern, any other an exact name.
 pub fn matches_tool(entries: &[String], name: &str) -> bool {
     entries.iter().any(|entry| {
         if entry.contains('*') {
-            matches_pattern(entry, name)
+            rho_stdx::text::wildcard_match(entry, name)
         } else {
             entry == name
         }
@@ -133,7 +112,7 @@ impl ToolChoice<'_> {
                 available
                     .iter()
                     .copied()
-                    .filter(|name| matches_pattern(entry, name))
+                    .filter(|name| rho_stdx::text::wildcard_match(entry, name))
                     .collect()
             } else {
                 available
@@ -235,15 +214,5 @@ mod tests {
             ["read", "grep"]
         );
         assert!(resolve_default_tools(&[]).is_empty());
-    }
-
-    #[test]
-    fn patterns_match_whole_names() {
-        assert!(matches_pattern("mcp__*", "mcp__a__b"));
-        assert!(matches_pattern("*a*", "bash"));
-        assert!(matches_pattern("r*d", "read"));
-        assert!(!matches_pattern("r*d", "reads"));
-        assert!(!matches_pattern("a*a", "a"));
-        assert!(matches_pattern("*", ""));
     }
 }

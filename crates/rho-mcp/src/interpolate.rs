@@ -2,14 +2,9 @@
 //! with `!` is a shell command whose trimmed output is the value; otherwise `${NAME}` and `$NAME`
 //! are environment variables (`$$` is `$`, `$!` is `!`). A missing or empty variable, a command
 //! that fails, prints nothing or runs past 10 s: the value cannot be resolved, with Pi's message.
+//! A command runs as a model key's does (`rho_models::command`: its own process group, killed
+//! at the time limit and when rho is told to stop).
 //! Applies to stdio `env` values, HTTP `headers` and `oauth.clientSecret`; nothing else.
-
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// How long a `!command` may run.
-const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Where variables come from: the server's own `env` first (for its `env` values), then rho's.
 pub trait Variables {
@@ -30,7 +25,7 @@ impl Variables for ProcessVariables {
 /// `!command` runs here.
 pub fn resolve(value: &str, what: &str, vars: &dyn Variables) -> Result<String, String> {
     if let Some(command) = value.strip_prefix('!') {
-        return run_command(command)
+        return rho_models::command::run_config_command(command)
             .ok_or_else(|| format!("Failed to resolve {what} from shell command: {command}"));
     }
     let mut out = String::with_capacity(value.len());
@@ -117,46 +112,6 @@ fn name_prefix(text: &str) -> usize {
     chars
         .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
         .map_or(text.len(), |(i, _)| i)
-}
-
-/// Runs `command` with `/bin/sh -c` (stdin and stderr closed), in a process group of its own
-/// killed at the time limit; its trimmed stdout, unless empty or the command failed.
-fn run_command(command: &str) -> Option<String> {
-    use std::os::unix::process::CommandExt;
-    let mut child = Command::new("/bin/sh")
-        .arg("-c")
-        .arg(command)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .ok()?;
-    let mut stdout = child.stdout.take()?;
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stdout.read_to_string(&mut text);
-        text
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() < COMMAND_TIMEOUT => {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            _ => break None,
-        }
-    };
-    let pid = i32::try_from(child.id()).unwrap_or(0);
-    if status.is_none() && pid > 0 {
-        // SAFETY: signals the command's own process group.
-        unsafe { libc::kill(-pid, libc::SIGKILL) };
-        let _ = child.wait();
-    }
-    let text = reader.join().ok()?;
-    let text = text.trim();
-    (status?.success() && !text.is_empty()).then(|| text.to_owned())
 }
 
 #[cfg(test)]

@@ -161,8 +161,9 @@ impl SessionFile {
     }
 
     /// Writes a pending session's file now: the header and every buffered entry, then keeps
-    /// it open and locked. A no-op for a session on disk or in memory. The file must not exist
-    /// (`create_new`): a file that appeared meanwhile is never overwritten.
+    /// it open and locked. A no-op for a session on disk or in memory. The file must not exist:
+    /// a file that appeared meanwhile is never overwritten. The file appears whole or not at
+    /// all (a kill while its first lines are written leaves no half of them).
     pub fn materialize(&mut self) -> Result<(), SessionError> {
         let Storage::Pending { path } = &self.storage else {
             return Ok(());
@@ -179,17 +180,7 @@ impl SessionFile {
             contents.extend_from_slice(&entry.to_line()?);
             spans.push(start..contents.len() as u64);
         }
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|e| SessionError::io(&path, e))?;
-        lock(&file, &path)?;
-        if let Err(e) = file.write_all(&contents) {
-            let _ = std::fs::remove_file(&path);
-            return Err(SessionError::io(&path, e));
-        }
+        let file = create_whole(&path, &contents)?;
         self.spans = spans;
         self.storage = Storage::Disk(Disk {
             path,
@@ -454,6 +445,47 @@ const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_millis(250)
 
 /// Takes the exclusive lock, retrying briefly (see [`LOCK_PATIENCE`]); another live rho process
 /// holding it gets [`SessionError::Locked`].
+/// Creates `path` holding `contents`, locked, whole or not at all: the bytes go to a hidden
+/// sibling first, which is then renamed to `path` without replacing anything (or, where the
+/// file system cannot rename that way, linked to it). Fails if `path` exists.
+fn create_whole(path: &Path, contents: &[u8]) -> Result<File, SessionError> {
+    let io = |e| SessionError::io(path, e);
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let temporary = path.with_file_name(format!(
+        ".{name}.{:016x}.tmp",
+        rho_stdx::random::u64(contents.len() as u64)
+    ));
+    let mut file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create_new(true)
+        .open(&temporary)
+        .map_err(io)?;
+    let placed = lock(&file, path)
+        .and_then(|()| file.write_all(contents).map_err(io))
+        .and_then(|()| place(&temporary, path).map_err(io));
+    if let Err(error) = placed {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(error);
+    }
+    Ok(file)
+}
+
+/// Gives the file at `temporary` the name `path`, never replacing a file already there.
+fn place(temporary: &Path, path: &Path) -> std::io::Result<()> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    match renameat_with(CWD, temporary, CWD, path, RenameFlags::NOREPLACE) {
+        Ok(()) => Ok(()),
+        Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => {
+            std::fs::hard_link(temporary, path)?;
+            std::fs::remove_file(temporary)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
 fn lock(file: &File, path: &Path) -> Result<(), SessionError> {
     use rustix::fs::{FlockOperation, flock};
     let deadline = std::time::Instant::now() + LOCK_PATIENCE;

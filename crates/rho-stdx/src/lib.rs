@@ -7,8 +7,10 @@
 //! - [`js`]: numbers as JavaScript prints them, for output that matches Pi byte for byte.
 //! - [`fs::write_atomic`]: replace a file so a crash leaves the old or the new contents.
 //! - [`random::u64`]: unpredictable bits for unique temporary names.
+//! - [`text::wildcard_match`]: `*` patterns over names.
 
 pub mod fs;
 pub mod js;
 pub mod random;
 pub mod sync;
+pub mod text;

@@ -66,9 +66,11 @@ pub(crate) fn session_files(dir: &Path) -> Vec<PathBuf> {
     let sessions = dir
         .join("home/sessions")
         .join(rho_session::encode_cwd(&project));
+    // Session files only: a kill while a file is first written may leave its hidden temporary.
     let mut files: Vec<PathBuf> = std::fs::read_dir(sessions)
         .map(|read| read.map(|e| e.unwrap().path()).collect())
         .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|x| x == "jsonl"));
     files.sort();
     files
 }

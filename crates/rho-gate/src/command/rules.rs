@@ -176,7 +176,7 @@ impl Rule {
     /// Whether the rule matches any simple command of `command` (its examples' check).
     fn matches_command(&self, command: &str) -> bool {
         if let Pattern::Tool(pattern) = &self.pattern {
-            return wildcard(pattern, command);
+            return rho_stdx::text::wildcard_match(pattern, command);
         }
         let Ok(parts) = simple_commands(command) else {
             return false;
@@ -355,7 +355,7 @@ impl CommandRules {
         let matching: Vec<&Rule> = self
             .rules
             .iter()
-            .filter(|rule| matches!(&rule.pattern, Pattern::Tool(p) if wildcard(p, name)))
+            .filter(|rule| matches!(&rule.pattern, Pattern::Tool(p) if rho_stdx::text::wildcard_match(p, name)))
             .collect();
         if let Some(deny) = matching.iter().find(|r| r.decision == Decision::Deny) {
             return CommandDecision::Deny {
@@ -574,25 +574,4 @@ fn check_examples(rule: &Rule, examples: &[String], should_match: bool) -> Resul
         }),
         None => Ok(()),
     }
-}
-
-/// `text` matches `pattern` whole, `*` matching any run of characters.
-fn wildcard(pattern: &str, text: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let Some((first, rest)) = parts.split_first() else {
-        return text.is_empty();
-    };
-    let Some(mut remaining) = text.strip_prefix(first) else {
-        return false;
-    };
-    let Some((last, middle)) = rest.split_last() else {
-        return remaining.is_empty();
-    };
-    for part in middle {
-        match remaining.find(part) {
-            Some(at) => remaining = &remaining[at + part.len()..],
-            None => return false,
-        }
-    }
-    remaining.len() >= last.len() && remaining.ends_with(last)
 }

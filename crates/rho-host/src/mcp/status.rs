@@ -6,7 +6,7 @@ use rho_mcp::exposure::configured_exposures;
 use rho_mcp::{Exposure, Phase, Scope, TransportKind};
 
 use super::McpHost;
-use super::text::no_servers_message;
+use super::text::{first_line, no_servers_message};
 
 /// `<name>: <state>, N tools (<exposure>)` lines, with errors indented beneath, then the config
 /// errors.
@@ -67,13 +67,7 @@ pub(super) fn attention(host: &McpHost) -> Option<String> {
             Phase::Failed => lines.push(format!(
                 "  {}: failed: {}",
                 server.name(),
-                snapshot
-                    .error
-                    .as_deref()
-                    .unwrap_or("")
-                    .lines()
-                    .next()
-                    .unwrap_or("")
+                first_line(snapshot.error.as_deref())
             )),
             Phase::NeedsAuth => lines.push(format!("  {}: needs sign-in", server.name())),
             _ => {}

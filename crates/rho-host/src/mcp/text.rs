@@ -18,6 +18,11 @@ pub fn no_servers_message(global: &std::path::Path) -> String {
     )
 }
 
+/// The first line of an error (empty without one).
+pub fn first_line(error: Option<&str>) -> &str {
+    error.and_then(|e| e.lines().next()).unwrap_or("")
+}
+
 /// A server's state in a few words (`connected · 3 tools · resources`).
 pub fn describe_state(server: &Server) -> String {
     let snapshot = server.snapshot();
@@ -26,16 +31,7 @@ pub fn describe_state(server: &Server) -> String {
         Phase::Starting => "starting".to_owned(),
         Phase::NeedsAuth => "needs sign-in".to_owned(),
         Phase::Connecting => "connecting…".to_owned(),
-        Phase::Failed => format!(
-            "failed: {}",
-            snapshot
-                .error
-                .as_deref()
-                .unwrap_or("")
-                .lines()
-                .next()
-                .unwrap_or("")
-        ),
+        Phase::Failed => format!("failed: {}", first_line(snapshot.error.as_deref())),
         Phase::Connected => {
             let count = snapshot.tools.len();
             let plural = if count == 1 { "" } else { "s" };

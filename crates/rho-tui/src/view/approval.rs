@@ -57,10 +57,20 @@ pub fn height(dialog: &ApprovalDialog, width: usize) -> usize {
 
 /// Renders the dialog into `area`.
 pub fn render(frame: &mut Frame, area: Rect, dialog: &ApprovalDialog) {
+    render_question(frame, area, |width| lines(dialog, width));
+}
+
+/// Renders a question where the editor is: the lines `lines_at` makes for the width inside
+/// the yellow rules above and below.
+pub fn render_question(
+    frame: &mut Frame,
+    area: Rect,
+    lines_at: impl FnOnce(usize) -> Vec<Line<'static>>,
+) {
     let block = Block::default()
         .borders(Borders::TOP | Borders::BOTTOM)
         .border_style(Style::default().fg(Color::Yellow));
     let inner = block.inner(area);
-    let lines = lines(dialog, usize::from(inner.width));
+    let lines = lines_at(usize::from(inner.width));
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }

@@ -5,7 +5,6 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
 use super::text::wrap;
@@ -131,10 +130,5 @@ pub fn height(dialog: &OpenDialog, width: usize) -> usize {
 
 /// Renders the dialog into `area`.
 pub fn render(frame: &mut Frame, area: Rect, dialog: &OpenDialog) {
-    let block = Block::default()
-        .borders(Borders::TOP | Borders::BOTTOM)
-        .border_style(Style::default().fg(Color::Yellow));
-    let inner = block.inner(area);
-    let lines = lines(dialog, usize::from(inner.width));
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    super::approval::render_question(frame, area, |width| lines(dialog, width));
 }
