@@ -76,6 +76,12 @@ pub trait HostUi: Send + Sync {
     /// Asks for a line of text; `placeholder` shows what is expected.
     async fn input(&self, title: &str, placeholder: &str) -> Option<String>;
 
+    /// Whether someone is there to answer (the interactive mode, an RPC client); `-p` answers
+    /// nothing.
+    fn interactive(&self) -> bool {
+        true
+    }
+
     /// Shows `menu`; the row picked. Without a richer view, a choice among the labels.
     async fn menu(&self, menu: Menu) -> Option<usize> {
         let labels: Vec<String> = menu.items.iter().map(|item| item.label.clone()).collect();

@@ -104,6 +104,7 @@ fn setup(servers: Value) -> Setup {
         tool_environment: Arc::new(rho_gate::ToolEnvironment::default()),
         credentials: Arc::new(NoCredentials),
         http: rho_http::HttpClient::shared(),
+        auth: None,
     });
     let host = McpHost::start(config, context, receiver, McpToolFilter::default());
     let tools = Arc::new(ToolSet::new(Vec::new()));
@@ -211,7 +212,8 @@ async fn slash_mcp_reconnects_the_only_server_and_answers_a_wrong_form_with_the_
                 NoticeLevel::Error
             ),
             (
-                "Usage: /mcp, /mcp reconnect [server]".to_owned(),
+                "Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]"
+                    .to_owned(),
                 NoticeLevel::Warning
             ),
         ]

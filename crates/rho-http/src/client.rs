@@ -199,10 +199,17 @@ fn proxy_in_env(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> bool {
         .any(|name| var(name).is_some_and(|value| !value.is_empty()))
 }
 
-fn build(config: &HttpConfig, roots: Roots) -> Result<reqwest::Client, String> {
-    // reqwest is built without its own crypto provider; ring is smaller than aws-lc. An `Err`
-    // means another provider was installed first, which reqwest then uses: fine either way.
+/// Installs rustls' process-wide crypto provider (ring) unless one is there: every reqwest
+/// client of the process needs it, rho-http's own and those other crates build (rmcp's OAuth
+/// client), since reqwest is built without a provider of its own.
+pub fn install_crypto_provider() {
+    // An `Err` means another provider was installed first, which reqwest then uses: fine.
     let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+fn build(config: &HttpConfig, roots: Roots) -> Result<reqwest::Client, String> {
+    // reqwest is built without its own crypto provider; ring is smaller than aws-lc.
+    install_crypto_provider();
     let mut builder = reqwest::Client::builder()
         .connect_timeout(config.connect_timeout)
         .redirect(reqwest::redirect::Policy::none())

@@ -47,7 +47,7 @@ pub mod wire_cache;
 use rho_ai::{AssistantMessage, ErrorKind, StreamSender};
 
 pub use call::{fail_before_request, start_sse_call, unwritable};
-pub use client::{HttpClient, HttpConfig, PostRequest};
+pub use client::{HttpClient, HttpConfig, PostRequest, install_crypto_provider};
 pub use driver::{ABORTED_MESSAGE, CallLimits, MAX_ERROR_BODY, http_error_message, run_sse_stream};
 pub use retry_after::retry_after_ms;
 pub use sse::{SseEvent, SseParser};

@@ -89,6 +89,7 @@ fn main() {
             tool_environment: Arc::new(rho_gate::ToolEnvironment::default()),
             credentials: Arc::new(NoCredentials),
             http: rho_http::HttpClient::shared(),
+            auth: None,
         });
         let config = validate("demo", json!({"command": "python3", "args": [script()]})).unwrap();
         let entry = ServerEntry {

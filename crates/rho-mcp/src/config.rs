@@ -557,21 +557,23 @@ fn check_oauth(value: &Value) -> Result<(), String> {
             if oauth.contains_key("clientId") || oauth.contains_key("clientName") {
                 return Err("oauth.clientRegistration \"cimd\" cannot be combined with oauth.clientId or oauth.clientName".to_owned());
             }
-            let callback = oauth
-                .get("callbackUrl")
-                .and_then(Value::as_str)
-                .and_then(|u| url::Url::parse(u).ok());
-            let fits = callback.is_some_and(|u| {
-                matches!(u.host_str(), Some("localhost" | "127.0.0.1")) && u.path() == "/callback"
-            });
-            if !fits {
-                return Err("oauth.clientRegistration \"cimd\" requires oauth.callbackUrl on localhost or 127.0.0.1 with path /callback".to_owned());
+            // Pi signs in with its own documents on pi.dev; rho publishes none, so the user
+            // names theirs.
+            if !oauth.contains_key("clientMetadataUrl") {
+                return Err("oauth.clientRegistration \"cimd\" needs oauth.clientMetadataUrl: rho has no Client ID Metadata Document of its own".to_owned());
             }
         }
         Some(_) => {
             return Err(
                 "oauth.clientRegistration must be \"auto\", \"dcr\", or \"cimd\"".to_owned(),
             );
+        }
+    }
+    if let Some(document) = oauth.get("clientMetadataUrl") {
+        let parsed = document.as_str().and_then(|u| url::Url::parse(u).ok());
+        if !parsed.is_some_and(|u| u.scheme() == "https" && u.path() != "/" && !u.path().is_empty())
+        {
+            return Err("oauth.clientMetadataUrl must be an https URL with a path".to_owned());
         }
     }
     if let Some(metadata) = oauth.get("authServerMetadataUrl")

@@ -1,6 +1,7 @@
 //! What every server of a session shares: where the session runs, the log, who answers
 //! elicitation, where servers' signals go, the environment a stdio server inherits (rho's,
-//! without keys), how a provider's key is found for `auth.provider`, and the HTTP client.
+//! without keys), how a provider's key is found for `auth.provider`, the HTTP client, and the
+//! OAuth servers' stored tokens.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -43,6 +44,8 @@ pub struct McpContext {
     pub credentials: Arc<dyn Credentials>,
     /// HTTP.
     pub http: rho_http::HttpClient,
+    /// `RHO_HOME/mcp-auth.json`: OAuth servers' tokens (`None`: no sign-ins kept).
+    pub auth: Option<Arc<crate::auth::McpAuthStore>>,
 }
 
 impl McpContext {

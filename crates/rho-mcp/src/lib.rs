@@ -9,9 +9,11 @@
 //! - [`tool`]: a server's tool as an `AgentTool`; [`convert`] its results.
 //! - [`elicit`]: who answers a server's questions; [`log`]: `mcp.log`.
 //! - [`edit`]: changing an `mcp.json` (`rho mcp add|remove`, `/mcp`).
+//! - [`auth`]: OAuth sign-in for HTTP servers, and `mcp-auth.json`.
 //!
 //! No I/O at load: servers connect when the host starts them.
 
+pub mod auth;
 pub mod config;
 pub mod context;
 pub mod convert;
@@ -32,5 +34,5 @@ pub use context::{Credentials, McpContext, NoCredentials};
 pub use elicit::{Defaults, Elicitation, ElicitationAnswer, Elicitor};
 pub use exposure::Exposure;
 pub use handler::ServerSignal;
-pub use server::{Phase, Server, Snapshot};
+pub use server::{Phase, Server, SignInFailure, SignedIn, Snapshot};
 pub use tool::McpTool;

@@ -77,6 +77,7 @@ pub fn fixture_with(
         tool_environment: Arc::new(tool_environment),
         credentials: Arc::new(NoCredentials),
         http: rho_http::HttpClient::shared(),
+        auth: None,
     });
     let entry = ServerEntry {
         name: "demo".to_owned(),

@@ -59,6 +59,9 @@ pub enum DialogEvent {
         /// Where the answer goes.
         reply: oneshot::Sender<DialogAnswer>,
     },
+    /// Nobody waits for question `id` any more (a sign-in finished in the browser while its
+    /// paste field was open): it goes from the screen.
+    Close(u64),
     /// The question `id` changed while it is open (a live menu made again).
     Update {
         /// The question.
@@ -89,10 +92,17 @@ impl TuiDialogs {
 
     /// Asks `kind`; a UI that is gone dismisses.
     pub async fn ask(&self, kind: DialogKind) -> DialogAnswer {
-        let Some((_, answer)) = self.send(kind) else {
+        let Some((id, answer)) = self.send(kind) else {
             return DialogAnswer::Dismissed;
         };
-        answer.await.unwrap_or(DialogAnswer::Dismissed)
+        let waiting = Waiting {
+            events: &self.events,
+            id,
+            answered: false,
+        };
+        let answer = answer.await.unwrap_or(DialogAnswer::Dismissed);
+        waiting.answered();
+        answer
     }
 
     /// Puts question `kind` to the UI: its id and where the answer comes.
@@ -162,6 +172,11 @@ impl HostUi for TuiDialogs {
         mut changes: watch::Receiver<u64>,
     ) -> Option<usize> {
         let (id, mut answer) = self.send(DialogKind::Menu(build()))?;
+        let _waiting = Waiting {
+            events: &self.events,
+            id,
+            answered: false,
+        };
         let mut live = true;
         loop {
             tokio::select! {
@@ -182,6 +197,27 @@ impl HostUi for TuiDialogs {
                     }
                 }
             }
+        }
+    }
+}
+
+/// A question being waited for: given up on (its future dropped), it is taken off the screen.
+struct Waiting<'a> {
+    events: &'a mpsc::UnboundedSender<DialogEvent>,
+    id: u64,
+    answered: bool,
+}
+
+impl Waiting<'_> {
+    fn answered(mut self) {
+        self.answered = true;
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if !self.answered {
+            let _ = self.events.send(DialogEvent::Close(self.id));
         }
     }
 }

@@ -118,7 +118,7 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
     }
     let _ = live.set(session.clone());
 
-    let outcome = run_prompts(&session, prompts, &signal, mcp.as_deref(), json).await;
+    let outcome = run_prompts(&session, prompts, &signal, mcp.as_ref(), json).await;
     let record = session.record();
     record.flush().await;
     for error in record.take_errors() {
@@ -152,7 +152,7 @@ async fn run_prompts(
     session: &AgentSession,
     prompts: Prompts,
     signal: &AtomicU8,
-    mcp: Option<&rho_host::mcp::McpHost>,
+    mcp: Option<&Arc<rho_host::mcp::McpHost>>,
     json: bool,
 ) -> anyhow::Result<Option<SettledReason>> {
     let mut last = None;

@@ -28,6 +28,7 @@ mod interactive_tmux_mock;
 mod interactive_trust;
 mod local_process;
 mod mcp_conformance;
+mod mcp_oauth;
 mod mcp_runs;
 mod peers;
 mod pi_acp;

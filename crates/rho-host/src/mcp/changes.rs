@@ -120,7 +120,7 @@ impl McpHost {
 
     /// Takes a disabled server's tools (and resource tools, when no other server offers
     /// resources) out of every session.
-    fn withdraw(self: &Arc<Self>, server: &Server) {
+    pub(super) fn withdraw(self: &Arc<Self>, server: &Server) {
         let assigned = rho_stdx::sync::lock(&self.names).assign(server.name(), &[]);
         let sets = self.tool_sets();
         for name in &assigned.withdrawn {

@@ -1,7 +1,8 @@
 //! `/mcp` in the interactive mode (Pi 1.6's manager): a menu of the servers, most in need of
 //! attention first; for one server its transport, file, state and error, and what can be done
-//! — see its tools, reconnect, change its exposure, enable or disable it (saved to the file
-//! that defines it, or for this project only). Esc goes back, and out.
+//! — sign in or out (OAuth servers), see its tools, reconnect, change its exposure, enable or
+//! disable it (saved to the file that defines it, or for this project only). Esc goes back,
+//! and out.
 
 use std::sync::{Arc, Mutex};
 
@@ -31,6 +32,8 @@ const EXPOSURES: [(Exposure, &str); 3] = [
 /// One thing the server menu offers.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Action {
+    SignIn,
+    SignOut,
     Tools,
     Reconnect,
     Exposure,
@@ -160,6 +163,9 @@ impl McpHost {
             }
         } else {
             let phase = snapshot.phase;
+            if phase == Phase::NeedsAuth {
+                add(Action::SignIn, "Sign in", "opens the browser".to_owned());
+            }
             if phase == Phase::Connected {
                 let offered = format!("{} offered", snapshot.tools.len());
                 add(Action::Tools, "Tools", offered);
@@ -169,6 +175,13 @@ impl McpHost {
                 Phase::Failed | Phase::Disconnected | Phase::Connected | Phase::NeedsAuth
             ) {
                 add(Action::Reconnect, "Reconnect", String::new());
+            }
+            if phase == Phase::Connected && server.uses_oauth() {
+                add(
+                    Action::SignOut,
+                    "Sign out",
+                    "deletes the stored credentials".to_owned(),
+                );
             }
             add(
                 Action::Exposure,
@@ -225,6 +238,11 @@ impl McpHost {
     ) -> Option<String> {
         let name = server.name();
         match action {
+            Action::SignIn => {
+                let prompt = super::sign_in_prompt::UiSignInPrompt::new(ui, name);
+                self.sign_in(name, &prompt).await.err()
+            }
+            Action::SignOut => self.sign_out(name).await.err(),
             Action::Tools => {
                 ui.menu(self.tools_menu(server)).await;
                 None

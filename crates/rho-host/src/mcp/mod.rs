@@ -13,6 +13,8 @@ mod manager;
 mod names;
 mod resources;
 mod section;
+mod sign_in;
+mod sign_in_prompt;
 mod status;
 mod text;
 
@@ -29,6 +31,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use self::elicit::DialogElicitor;
 use self::names::Names;
+pub use self::sign_in_prompt::{SIGN_IN_TIMEOUT, UiSignInPrompt, open_browser};
 pub use self::text::{
     MCP_COMMAND_DESCRIPTION, MCP_USAGE, describe_state, mcp_command_args, no_servers_message,
 };
@@ -295,6 +298,7 @@ async fn listen(
 #[async_trait]
 impl BeforePrompt for McpHost {
     async fn before_prompt(&self, cancel: &CancellationToken) -> Vec<(String, String)> {
+        self.pick_up_sign_ins().await;
         if !self.first_prompt_waited.swap(true, Ordering::SeqCst) {
             let waited = self.first_prompt_servers();
             let all = async {

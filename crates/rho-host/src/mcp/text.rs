@@ -4,7 +4,8 @@
 use rho_mcp::{Phase, Server};
 
 /// What `/mcp` answers with a wrong form.
-pub const MCP_USAGE: &str = "Usage: /mcp, /mcp reconnect [server]";
+pub const MCP_USAGE: &str =
+    "Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]";
 
 /// The description `get_commands` and the completions give `/mcp`.
 pub const MCP_COMMAND_DESCRIPTION: &str =

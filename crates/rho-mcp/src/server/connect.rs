@@ -5,12 +5,15 @@ use std::time::Duration;
 
 use rmcp::model::Tool;
 use rmcp::service::RunningService;
-use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::auth::AuthError;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{AuthClient, StreamableHttpClientTransport};
 use rmcp::{RoleClient, ServiceExt};
 
 use super::requests::error_text;
 use super::{Connection, Phase, Server};
+use crate::auth::store::ServerCredentials;
+use crate::auth::{is_insufficient_scope, transport::signed_in_manager};
 use crate::config::TransportKind;
 use crate::handler::Handler;
 use crate::interpolate::{ProcessVariables, resolve};
@@ -37,6 +40,11 @@ impl Server {
         let timeout = self.timeout();
         let tools = match tokio::time::timeout(timeout, peer.list_all_tools()).await {
             Ok(Ok(tools)) => tools,
+            Ok(Err(error))
+                if error.is_authorization_required() || error.auth_challenge().is_some() =>
+            {
+                return Err(self.needs_sign_in(error.auth_challenge()));
+            }
             Ok(Err(error)) => return Err(self.failure(error_text(&error), process.as_ref())),
             Err(_) => {
                 let message = format!("MCP request timed out after {}ms", timeout.as_millis());
@@ -51,6 +59,53 @@ impl Server {
             process: process.map(Arc::new),
         });
         Ok((connection, tools))
+    }
+
+    /// The stored credentials of an HTTP server that signs in with OAuth.
+    pub(super) fn oauth_credentials(&self) -> Option<ServerCredentials> {
+        let entry = self.entry();
+        let store = self.context.auth.as_ref()?;
+        entry
+            .config
+            .uses_oauth()
+            .then(|| store.for_server(self.name(), entry.config.url().unwrap_or_default()))
+    }
+
+    /// The server needs a sign-in: its challenge is kept for the sign-in (and stored, when it
+    /// asks for more scope than the tokens have, so a sign-in in another process asks for it).
+    pub(super) fn needs_sign_in(&self, challenge: Option<&str>) -> (Phase, String) {
+        let more_scope = challenge.is_some_and(is_insufficient_scope);
+        rho_stdx::sync::lock(&self.state).challenge = challenge.map(str::to_owned);
+        if let Some(credentials) = self.oauth_credentials() {
+            let kept = more_scope.then(|| challenge.map(str::to_owned)).flatten();
+            let server = self.weak();
+            let write = tokio::task::spawn_blocking(move || {
+                if kept.is_some() {
+                    let _ = credentials.save_challenge(kept.as_deref());
+                }
+                // The tokens that failed: a sign-in elsewhere stores others.
+                let failed = credentials.read().ok().and_then(|a| a.token_fingerprint);
+                if let Some(server) = server.upgrade() {
+                    rho_stdx::sync::lock(&server.state).failed_token = failed;
+                }
+            });
+            let mut state = rho_stdx::sync::lock(&self.state);
+            state.auth_writes.retain(|w| !w.is_finished());
+            state.auth_writes.push(write);
+        }
+        let message = if more_scope {
+            format!(
+                "MCP server \"{}\" needs more permission than it was given. Run /mcp login {} to sign in again.",
+                self.name(),
+                self.name()
+            )
+        } else {
+            format!(
+                "MCP server \"{}\" requires sign-in. Run /mcp to sign in.",
+                self.name()
+            )
+        };
+        (Phase::NeedsAuth, message)
     }
 
     fn failure(&self, message: String, process: Option<&ServerProcess>) -> (Phase, String) {
@@ -152,17 +207,46 @@ impl Server {
             transport_config = transport_config.auth_header(key);
         }
         let client = self.context.http_client().map_err(fail)?;
-        let transport = StreamableHttpClientTransport::with_client(client, transport_config);
+        let manager = match self.oauth_credentials() {
+            Some(credentials) => {
+                let reading = credentials.clone();
+                let stored = tokio::task::spawn_blocking(move || reading.read())
+                    .await
+                    .map_err(|e| fail(e.to_string()))?
+                    .map_err(|e| fail(format!("{}: {e}", credentials.store_path().display())))?;
+                match signed_in_manager(&entry, &credentials, &stored).await {
+                    Ok(manager) => manager,
+                    Err(AuthError::AuthorizationRequired | AuthError::TokenRefreshRejected(_)) => {
+                        return Err(self.needs_sign_in(None));
+                    }
+                    Err(error) => return Err(fail(format!("OAuth: {error}"))),
+                }
+            }
+            None => None,
+        };
         let timeout = self.timeout();
-        match tokio::time::timeout(timeout, handler.serve(transport)).await {
+        let serving = async {
+            match manager {
+                Some(manager) => {
+                    let client = AuthClient::new(client, manager);
+                    let transport =
+                        StreamableHttpClientTransport::with_client(client, transport_config);
+                    handler.serve(transport).await
+                }
+                None => {
+                    let transport =
+                        StreamableHttpClientTransport::with_client(client, transport_config);
+                    handler.serve(transport).await
+                }
+            }
+        };
+        match tokio::time::timeout(timeout, serving).await {
             Ok(Ok(service)) => Ok(service),
-            Ok(Err(error)) if error.is_authorization_required() => Err((
-                Phase::NeedsAuth,
-                format!(
-                    "MCP server \"{}\" requires sign-in. Run /mcp to sign in.",
-                    self.name()
-                ),
-            )),
+            Ok(Err(error))
+                if error.is_authorization_required() || error.auth_challenge().is_some() =>
+            {
+                Err(self.needs_sign_in(error.auth_challenge()))
+            }
             Ok(Err(error)) => Err(fail(initialize_error(&error))),
             Err(_) => Err(fail(format!(
                 "MCP request timed out after {}ms",

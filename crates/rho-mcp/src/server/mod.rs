@@ -9,6 +9,9 @@ use std::sync::{Arc, Mutex};
 
 mod connect;
 mod requests;
+mod sign_in;
+
+pub use self::sign_in::{SignInFailure, SignedIn};
 
 use rmcp::RoleClient;
 use rmcp::model::Tool;
@@ -106,6 +109,8 @@ impl Connection {
 
 /// One server.
 pub struct Server {
+    /// Itself, for the work it starts beside a call.
+    me: std::sync::Weak<Server>,
     name: String,
     /// Its configuration; `/mcp` may change it (enable, disable, exposure).
     entry: Mutex<Arc<ServerEntry>>,
@@ -126,6 +131,12 @@ pub type Observer = Arc<dyn Fn(&str) + Send + Sync>;
 struct State {
     snapshot: Snapshot,
     connection: Option<Arc<Connection>>,
+    /// The last `WWW-Authenticate` that said a sign-in is needed.
+    challenge: Option<String>,
+    /// The stored access token's fingerprint when the server last needed a sign-in.
+    failed_token: Option<u64>,
+    /// Writes of what a sign-in needs, still running (waited for at shutdown).
+    auth_writes: Vec<tokio::task::JoinHandle<()>>,
 }
 
 /// Why a call failed: the text of its error result.
@@ -157,7 +168,8 @@ impl Server {
         } else {
             Phase::Disabled
         };
-        Arc::new(Server {
+        Arc::new_cyclic(|me| Server {
+            me: me.clone(),
             name: entry.name.clone(),
             entry: Mutex::new(Arc::new(entry)),
             context,
@@ -170,11 +182,19 @@ impl Server {
                     has_resources: false,
                 },
                 connection: None,
+                challenge: None,
+                failed_token: None,
+                auth_writes: Vec::new(),
             }),
             connecting: tokio::sync::Mutex::new(()),
             changed: watch::channel(0).0,
             observer: Mutex::new(None),
         })
+    }
+
+    /// A weak reference to itself.
+    fn weak(&self) -> std::sync::Weak<Server> {
+        self.me.clone()
     }
 
     /// Its configuration now.
@@ -219,6 +239,11 @@ impl Server {
     /// Its state now.
     pub fn snapshot(&self) -> Snapshot {
         rho_stdx::sync::lock(&self.state).snapshot.clone()
+    }
+
+    /// The server's last challenge that asked for a sign-in.
+    pub fn challenge(&self) -> Option<String> {
+        rho_stdx::sync::lock(&self.state).challenge.clone()
     }
 
     /// Resolves once a connection attempt has settled (connected or not), or at once if the
@@ -291,6 +316,7 @@ impl Server {
                     .is_some_and(|i| i.capabilities.resources.is_some());
                 self.watch_process(&connection);
                 self.update(|s| {
+                    s.challenge = None;
                     s.snapshot = Snapshot {
                         phase: Phase::Connected,
                         error: None,
@@ -373,11 +399,18 @@ impl Server {
 
     /// Closes the connection and stops the process (stdin closed, SIGTERM, SIGKILL).
     pub async fn shutdown(&self) {
-        let connection = {
+        let (connection, writes) = {
             let mut state = rho_stdx::sync::lock(&self.state);
             state.snapshot.phase = Phase::Closed;
-            state.connection.take()
+            (
+                state.connection.take(),
+                std::mem::take(&mut state.auth_writes),
+            )
         };
+        // A challenge asking for more scope reaches mcp-auth.json before rho ends.
+        for write in writes {
+            let _ = write.await;
+        }
         self.notify_changed();
         if let Some(connection) = connection {
             connection.close().await;

@@ -183,11 +183,8 @@ impl Server {
         match error {
             ServiceError::McpError(error) => error.message.to_string(),
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
-                if error.is_authorization_required() {
-                    let message = format!(
-                        "MCP server \"{}\" requires sign-in. Run /mcp to sign in.",
-                        self.name()
-                    );
+                if error.is_authorization_required() || error.auth_challenge().is_some() {
+                    let (_, message) = self.needs_sign_in(error.auth_challenge());
                     self.update(|s| {
                         s.snapshot.phase = Phase::NeedsAuth;
                         s.snapshot.error = Some(message.clone());

@@ -43,6 +43,8 @@ pub enum Input {
     ApprovalAsked(ApprovalDialog),
     /// The host asks the user something (a server's elicitation, the `/mcp` manager).
     DialogAsked(OpenDialog),
+    /// Nobody waits for the host's question `id` any more: it goes.
+    DialogClosed(u64),
     /// The host's open question `id` asks this now (a live menu made again).
     DialogUpdated(u64, crate::dialogs::DialogKind),
     /// The host says something: a line for the conversation.

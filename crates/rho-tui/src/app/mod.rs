@@ -123,6 +123,10 @@ impl App {
                 self.overlays.ask_dialog(dialog);
                 Vec::new()
             }
+            Input::DialogClosed(id) => {
+                self.overlays.close_dialog(id);
+                Vec::new()
+            }
             Input::DialogUpdated(id, kind) => {
                 self.overlays.update_dialog(id, kind);
                 Vec::new()

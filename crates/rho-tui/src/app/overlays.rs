@@ -60,6 +60,11 @@ impl Overlays {
         self.dialogs.push_back(dialog);
     }
 
+    /// Takes the host's question `id` off the screen (nobody waits for it).
+    pub(crate) fn close_dialog(&mut self, id: u64) {
+        self.dialogs.retain(|dialog| dialog.id != id);
+    }
+
     /// The host's question `id`, if still open, asks `kind` now.
     pub(crate) fn update_dialog(&mut self, id: u64, kind: crate::dialogs::DialogKind) {
         if let Some(dialog) = self.dialogs.iter_mut().find(|d| d.id == id) {

@@ -219,6 +219,10 @@ impl Effects {
                     Input::DialogAsked(OpenDialog::new(id, kind))
                 }
                 DialogEvent::Update { id, kind } => Input::DialogUpdated(id, kind),
+                DialogEvent::Close(id) => {
+                    self.dialog_replies.remove(&id);
+                    Input::DialogClosed(id)
+                }
                 DialogEvent::Notify(text, level) => Input::Notice(text, level),
             },
             Some((run, result)) = self.shell_done.recv() => Input::ShellFinished(run, result),

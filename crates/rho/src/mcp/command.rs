@@ -1,6 +1,7 @@
-//! `rho mcp add|remove|list`: configure and check MCP servers without starting a session, with
-//! Pi 1.6's options, wording and exit codes (0, or 1 on any failure) — agents run it through
-//! bash to set servers up and check an `mcp.json` they wrote.
+//! `rho mcp add|remove|list|login|logout`: configure and check MCP servers and sign in to OAuth
+//! servers without starting a session, with Pi 1.6's options, wording and exit codes (0, or 1
+//! on any failure) — agents run it through bash to set servers up and check an `mcp.json` they
+//! wrote; the user only approves access in the browser.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -15,16 +16,20 @@ const HELP: &str = "Usage:
   rho mcp add <server> [options] --url <url>
   rho mcp remove <server> [-l]
   rho mcp list [--json]
+  rho mcp login <server> [-l] [--timeout <seconds>]
+  rho mcp logout <server> [-l]
 
-Configure and check MCP servers without starting a session.
+Configure and check MCP servers and sign in to OAuth servers without starting a session.
 Reads RHO_HOME/mcp.json (default ~/.rho/mcp.json) and, in trusted projects, .rho/mcp.json.
 
 Commands:
   add <server>            Add or replace a server in mcp.json
   remove <server>         Remove a server from mcp.json
   list                    Show state, tools, and errors (exits 1 on failure)
+  login <server>          Sign in through the browser
+  logout <server>         Delete the stored OAuth credentials
 
-Options for add and remove:
+Options for add, remove, login, and logout:
   -l, --local             Use .rho/mcp.json in the current project instead of the global file
 
 Options for add:
@@ -47,7 +52,8 @@ Options for add:
   --description <text>    What the server offers, shown in the system prompt
 
 Other options:
-  --json                  Print the list as JSON";
+  --json                  Print the list as JSON
+  --timeout <seconds>     Time limit for the whole sign-in (default: 300)";
 
 const HELP_HINT: &str = "Use \"rho mcp --help\" for usage.";
 
@@ -189,6 +195,26 @@ fn run(args: &[String]) -> Result<u8, String> {
                 return Err(format!("Usage: rho mcp list [--json]\n{HELP_HINT}"));
             }
             super::list::list(&places, parsed.has("json"))
+        }
+        "login" | "logout" => {
+            let login = command == "login";
+            let mut known = vec![("local", Kind::Flag)];
+            if login {
+                known.push(("timeout", Kind::Value));
+            }
+            let parsed = parse(rest, &known, usize::MAX)?;
+            let [name] = parsed.positional.as_slice() else {
+                return Err(format!(
+                    "Usage: rho mcp {command} <server> [-l]\n{HELP_HINT}"
+                ));
+            };
+            super::login::login_or_logout(
+                &places,
+                login,
+                name,
+                parsed.has("local"),
+                parsed.value("timeout"),
+            )
         }
         other => Err(format!("Unknown mcp command \"{other}\".\n{HELP_HINT}")),
     }
@@ -334,7 +360,12 @@ fn add(args: &[String], places: &Places) -> Result<u8, String> {
             path.display()
         );
     }
-    println!("Check it with: rho mcp list");
+    // An HTTP server without an Authorization header may need a sign-in.
+    if validated.uses_oauth() {
+        println!("Check it with: rho mcp list. If it requires sign-in: rho mcp login {name}");
+    } else {
+        println!("Check it with: rho mcp list");
+    }
     Ok(0)
 }
 

@@ -32,19 +32,12 @@ struct Report {
 
 pub(super) fn list(places: &Places, json: bool) -> Result<u8, String> {
     let config = McpConfig::load(&places.home, &places.cwd, places.trusted);
-    let settings = load_global_settings(&SettingsPaths::new(Some(&places.home), &places.cwd))
-        .map_err(|e| e.to_string())?;
-    let environment = rho_gate::ToolEnvironment::new(
-        &settings.tool_environment.clone().unwrap_or_default(),
-        &rho_models::providers::every_api_key_env_var(),
-    )
-    .map_err(|e| e.to_string())?;
+    let environment = tool_environment(places)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let errors = config.errors.clone();
-    let environment = Arc::new(environment);
     let reports = runtime.block_on(async {
         let (context, signals) =
             super::context(&places.home, &places.cwd, environment, Arc::new(Defaults));
@@ -75,6 +68,18 @@ pub(super) fn list(places: &Places, json: bool) -> Result<u8, String> {
         print_text(places, &reports, &errors, note.as_deref());
     }
     Ok(u8::from(failed))
+}
+
+/// The environment servers start with: the global settings' `toolEnvironment`, without keys.
+pub(super) fn tool_environment(places: &Places) -> Result<Arc<rho_gate::ToolEnvironment>, String> {
+    let settings = load_global_settings(&SettingsPaths::new(Some(&places.home), &places.cwd))
+        .map_err(|e| e.to_string())?;
+    rho_gate::ToolEnvironment::new(
+        &settings.tool_environment.clone().unwrap_or_default(),
+        &rho_models::providers::every_api_key_env_var(),
+    )
+    .map(Arc::new)
+    .map_err(|e| e.to_string())
 }
 
 fn report(server: &Arc<Server>) -> Report {
@@ -189,7 +194,7 @@ fn print_text(places: &Places, reports: &[Report], errors: &[String], note: Opti
         if report.state == "needs-auth" {
             match &report.auth_provider {
                 Some(provider) => println!("  sign in with: rho auth login {provider}"),
-                None => println!("  the server asks for a sign-in (OAuth)"),
+                None => println!("  sign in with: rho mcp login {}", report.name),
             }
         }
         if !report.tools.is_empty() {

@@ -5,6 +5,7 @@
 
 mod command;
 mod list;
+mod login;
 mod print_ui;
 
 pub use command::main;
@@ -87,6 +88,7 @@ fn context(
             home: home.to_path_buf(),
         }),
         http: rho_http::HttpClient::shared(),
+        auth: Some(rho_mcp::auth::McpAuthStore::new(home)),
     });
     (context, receiver)
 }

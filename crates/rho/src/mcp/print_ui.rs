@@ -25,6 +25,10 @@ impl HostUi for PrintUi {
         }
     }
 
+    fn interactive(&self) -> bool {
+        false
+    }
+
     async fn select(&self, _title: &str, _options: &[String]) -> Option<String> {
         None
     }

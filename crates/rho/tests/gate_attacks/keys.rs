@@ -31,6 +31,11 @@ fn keys_in_the_environment_and_rhos_files_never_reach_a_tool_result() {
         r#"{"providers": {"x": {"apiKey": "SECRETKEY-models", "baseUrl": "http://127.0.0.1:9", "api": "openai-completions", "models": [{"id": "m"}]}}}"#,
     )
     .unwrap();
+    std::fs::write(
+        arena.rho_home.join("mcp-auth.json"),
+        r#"{"mcp__docs|https://docs.example/mcp": {"tokens": {"access_token": "SECRETKEY-mcp"}}}"#,
+    )
+    .unwrap();
     let home = arena.rho_home.display().to_string();
     let turns = vec![
         vec![
@@ -40,7 +45,9 @@ fn keys_in_the_environment_and_rhos_files_never_reach_a_tool_result() {
             bash(
                 "for p in /proc/[0-9]*; do cat $p/environ 2>/dev/null | tr '\\0' '\\n' | grep -a SECRET; done; true",
             ),
-            bash(&format!("cat '{home}/auth.json' '{home}/models.json'")),
+            bash(&format!(
+                "cat '{home}/auth.json' '{home}/models.json' '{home}/mcp-auth.json'"
+            )),
             bash(&format!(
                 "cp '{home}/auth.json' ./stolen.json; cat stolen.json"
             )),
@@ -48,6 +55,7 @@ fn keys_in_the_environment_and_rhos_files_never_reach_a_tool_result() {
         vec![
             call("read", json!({"path": format!("{home}/auth.json")})),
             call("read", json!({"path": format!("{home}/models.json")})),
+            call("read", json!({"path": format!("{home}/mcp-auth.json")})),
             call("grep", json!({"pattern": "SECRET", "path": home})),
         ],
     ];
