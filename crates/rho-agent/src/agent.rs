@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{LoopConfig, LoopContext, ToolExecution};
 use crate::event::{AgentEvent, EventSink};
 use crate::hooks::{
-    ContextHooks, MessageSource, NextTurnHook, ToolChangeHook, ToolHooks, TurnGate,
+    ContextHooks, MessageSource, NextTurnHook, StopHook, ToolChangeHook, ToolHooks, TurnGate,
 };
 use crate::queue::{PendingQueue, QueueMode};
 use crate::run::{LoopError, run_agent_loop, run_agent_loop_continue};
@@ -82,6 +82,8 @@ pub struct AgentOptions {
     pub next_turn: Option<Arc<dyn NextTurnHook>>,
     /// `declareToolChanges` (tools loaded or registered while a run goes on).
     pub tool_changes: Option<Arc<dyn ToolChangeHook>>,
+    /// Asked before a run ends on its own (the session's `Stop` hooks).
+    pub stop: Option<Arc<dyn StopHook>>,
     /// Parallel (default) or sequential.
     pub tool_execution: ToolExecution,
     /// Steering delivery.
@@ -109,6 +111,7 @@ impl AgentOptions {
             turn_gate: None,
             next_turn: None,
             tool_changes: None,
+            stop: None,
             tool_execution: ToolExecution::Parallel,
             steering_mode: QueueMode::OneAtATime,
             follow_up_mode: QueueMode::OneAtATime,
@@ -395,6 +398,7 @@ impl Agent {
             turn_gate: options.turn_gate.clone(),
             next_turn: options.next_turn.clone(),
             tool_changes: options.tool_changes.clone(),
+            stop: options.stop.clone(),
             messages: Some(Arc::new(Queues {
                 agent: self.clone(),
                 skip_first_steering: AtomicBool::new(skip_first_steering),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rho_ai::{Model, Provider, ThinkingLevel};
 
 use crate::hooks::{
-    ContextHooks, MessageSource, NextTurnHook, ToolChangeHook, ToolHooks, TurnGate,
+    ContextHooks, MessageSource, NextTurnHook, StopHook, ToolChangeHook, ToolHooks, TurnGate,
 };
 use crate::tool::AgentTool;
 use rho_ai::AgentMessage;
@@ -61,6 +61,8 @@ pub struct LoopConfig {
     pub next_turn: Option<Arc<dyn NextTurnHook>>,
     /// `declareToolChanges`.
     pub tool_changes: Option<Arc<dyn ToolChangeHook>>,
+    /// Asked before a run ends on its own (the `Stop` hooks).
+    pub stop: Option<Arc<dyn StopHook>>,
 }
 
 impl LoopConfig {
@@ -80,6 +82,7 @@ impl LoopConfig {
             turn_gate: None,
             next_turn: None,
             tool_changes: None,
+            stop: None,
         }
     }
 }

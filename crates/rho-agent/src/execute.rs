@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{LoopConfig, ToolExecution};
 use crate::event::{AgentEvent, EventSink, ToolResultPayload};
-use crate::hooks::{AfterToolCall, BeforeToolCall};
+use crate::hooks::{AfterToolCall, BeforeToolCall, BeforeToolCallDecision};
 use crate::tool::{AgentTool, ExecutionMode, ToolContext, ToolOutput, ToolUpdates};
 use crate::validate::ArgumentValidator;
 
@@ -309,6 +309,10 @@ async fn preflight(
         Err(text) => return Preflight::refused(text, None),
     };
     if let Some(hooks) = &run.config.tool_hooks {
+        let revalidate = |other: &Value| -> Result<Value, String> {
+            let prepared = guarded(|| tool.prepare_arguments(other.clone()))?.map_err(|e| e.0)?;
+            run.tools.validate(tool.as_ref(), &prepared, other)
+        };
         let decision = std::panic::AssertUnwindSafe(hooks.before_tool_call(
             BeforeToolCall {
                 assistant_message: assistant,
@@ -316,6 +320,7 @@ async fn preflight(
                 args: &args,
                 context: run.messages,
                 annotations: tool.annotations(),
+                revalidate: &revalidate,
             },
             run.cancel,
         ))
@@ -328,6 +333,15 @@ async fn preflight(
             Ok(Ok(Some(decision))) if decision.block => {
                 let reason = decision.reason.unwrap_or_else(|| BLOCKED.to_owned());
                 return Preflight::refused(reason, decision.terminate);
+            }
+            Ok(Ok(Some(BeforeToolCallDecision {
+                args: Some(updated),
+                ..
+            }))) => {
+                return Preflight::Ready(Prepared {
+                    tool: tool.clone(),
+                    args: updated,
+                });
             }
             Ok(Ok(_)) => {}
             Ok(Err(e)) => return Preflight::refused(e.0, None),

@@ -26,6 +26,10 @@ pub struct BeforeToolCall<'a> {
     pub context: &'a [AgentMessage],
     /// What the tool says of itself (an MCP tool's `readOnlyHint`).
     pub annotations: crate::tool::ToolAnnotations,
+    /// Prepares and validates other arguments for this tool as the loop validated `args` (a
+    /// hook that rewrites the input checks its rewrite here): the coerced arguments, or the
+    /// error text the model would see.
+    pub revalidate: &'a (dyn Fn(&Value) -> Result<Value, String> + Send + Sync),
 }
 
 /// `{block, reason?, terminate?}`.
@@ -37,6 +41,9 @@ pub struct BeforeToolCallDecision {
     pub reason: Option<String>,
     /// rho: the refusal also asks the batch to terminate.
     pub terminate: Option<bool>,
+    /// rho: the call runs with these arguments instead (validated through
+    /// [`BeforeToolCall::revalidate`]); ignored when `block` is set.
+    pub args: Option<Value>,
 }
 
 /// What `after_tool_call` sees.
@@ -163,6 +170,19 @@ pub struct ToolChange {
 pub trait ToolChangeHook: Send + Sync {
     /// `Some` when the tools differ from those the context declares.
     fn tool_changes(&self, context: &[AgentMessage]) -> Option<ToolChange>;
+}
+
+/// Called when a run would end because the model stopped (no tool calls, no steering, no
+/// follow-ups): Claude Code's `Stop` hook. Returning messages makes the run go on with them as
+/// follow-ups.
+#[async_trait]
+pub trait StopHook: Send + Sync {
+    /// `Some(messages)` continues the run with `messages`; `None` lets it end.
+    async fn before_stop(
+        &self,
+        context: &[AgentMessage],
+        cancel: &CancellationToken,
+    ) -> Option<Vec<AgentMessage>>;
 }
 
 /// Decides after each `turn_end` whether the run ends at once (budgets live here).

@@ -21,8 +21,8 @@ pub use event::{AgentEvent, EventSink, ToolResultPayload};
 pub use execute::BLOCKED;
 pub use hooks::{
     AfterToolCall, AfterToolCallOverride, BeforeToolCall, BeforeToolCallDecision, ContextHooks,
-    HookError, MessageSource, NextTurnHook, ToolChange, ToolChangeHook, ToolHooks, TurnGate,
-    TurnSummary,
+    HookError, MessageSource, NextTurnHook, StopHook, ToolChange, ToolChangeHook, ToolHooks,
+    TurnGate, TurnSummary,
 };
 pub use queue::{PendingQueue, QueueMode};
 pub use rho_ai::{AgentMessage, CustomMessage, default_convert_to_llm};

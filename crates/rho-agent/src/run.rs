@@ -238,8 +238,17 @@ impl<'c> Run<'c> {
                     }
                 }
             }
-            let follow_ups = self.follow_ups();
-            if follow_ups.is_empty() {
+            let mut follow_ups = self.follow_ups();
+            if follow_ups.is_empty()
+                && let Some(hook) = &self.config.stop
+                && !self.cancel.is_cancelled()
+            {
+                follow_ups = hook
+                    .before_stop(&self.messages, &self.cancel)
+                    .await
+                    .unwrap_or_default();
+            }
+            if follow_ups.is_empty() || self.cancel.is_cancelled() {
                 break;
             }
             pending = follow_ups;

@@ -74,6 +74,7 @@ impl ToolHooks for PerCallHooks {
                 block: true,
                 reason: None,
                 terminate: Some(true),
+                args: None,
             }),
             _ => None,
         })

@@ -474,6 +474,7 @@ impl ToolHooks for BlockWithTerminate {
             block: true,
             reason: Some("stop here".into()),
             terminate: Some(true),
+            args: None,
         }))
     }
 }

@@ -219,6 +219,7 @@ async fn blocked_call_becomes_error_result_with_reason_or_default_text() {
                 block: true,
                 reason,
                 terminate: None,
+                args: None,
             }),
             ..Hooks::default()
         });

@@ -18,6 +18,7 @@ use crate::compaction::{
     SummaryRetryPolicy, SummarySource, TriggerInput, check_compaction, estimate_context_tokens,
     estimate_tokens, prepare_compaction, should_compact,
 };
+use crate::hooks::Hooks;
 use crate::record::SessionRecord;
 use crate::session::events::{Listeners, SessionNotice};
 
@@ -46,6 +47,8 @@ pub(crate) struct Parts<'a> {
     pub(crate) record: &'a SessionRecord,
     pub(crate) listeners: &'a Listeners,
     pub(crate) meter: &'a Meter,
+    /// The session's hooks (`PreCompact`).
+    pub(crate) hooks: Option<&'a Hooks>,
     /// How a failed summary call is retried (the session's `retry` settings).
     pub(crate) summary_retry: SummaryRetryPolicy,
 }
@@ -307,6 +310,18 @@ impl AutoCompaction {
         parts
             .listeners
             .notice(SessionNotice::CompactionStart(CompactionStart { reason }));
+        if let Some(hooks) = parts.hooks {
+            let trigger = match reason {
+                CompactionReason::Manual => "manual",
+                _ => "auto",
+            };
+            if let Some(why) = hooks
+                .pre_compact(trigger, custom_instructions, cancel)
+                .await
+            {
+                return Err(CompactionError::BlockedByHook(why));
+            }
+        }
         let policy = *lock(&self.policy);
         let branch = parts.record.compaction_branch();
         let preparation = prepare_compaction(&branch, &policy)?;

@@ -27,6 +27,15 @@ pub trait Approver: Send + Sync {
     }
 }
 
+/// Whether a call that a rule would ask about is asked about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Approval {
+    /// As the rules say.
+    Rules,
+    /// Already given (a `PreToolUse` hook's `allow`): refusals still hold, questions do not.
+    Given,
+}
+
 /// The gate as the loop's [`ToolHooks`].
 pub struct Gate {
     policy: Arc<GatePolicy>,
@@ -53,6 +62,11 @@ impl Gate {
         &self.policy
     }
 
+    /// Who decides calls that need approval.
+    pub fn approver(&self) -> Option<&Arc<dyn Approver>> {
+        self.approver.as_ref()
+    }
+
     /// The whole preflight check of one call: paths for the file tools, rules for `bash`.
     pub async fn check(&self, tool: &str, args: &Value) -> Result<(), Refusal> {
         self.check_call(tool, args, ToolAnnotations::default())
@@ -67,10 +81,25 @@ impl Gate {
         args: &Value,
         annotations: ToolAnnotations,
     ) -> Result<(), Refusal> {
+        self.check_call_with(tool, args, annotations, Approval::Rules)
+            .await
+    }
+
+    /// [`Gate::check_call`], with `approval` saying whether questions are still asked.
+    pub async fn check_call_with(
+        &self,
+        tool: &str,
+        args: &Value,
+        annotations: ToolAnnotations,
+        approval: Approval,
+    ) -> Result<(), Refusal> {
         match tool {
-            "bash" => self.check_command_call(args).await,
+            "bash" => self.check_command_call(args, approval).await,
             "read" | "write" | "edit" | "ls" | "grep" | "find" => self.check_path_call(tool, args),
-            _ => self.check_tool_call(tool, args, annotations).await,
+            _ => {
+                self.check_tool_call(tool, args, annotations, approval)
+                    .await
+            }
         }
     }
 
@@ -80,6 +109,7 @@ impl Gate {
         tool: &str,
         args: &Value,
         annotations: ToolAnnotations,
+        approval: Approval,
     ) -> Result<(), Refusal> {
         let harmless = tool == crate::tools::tool_search::NAME;
         if self.policy.mode() == rho_gate::PermissionMode::ReadOnly
@@ -103,6 +133,9 @@ impl Gate {
                 (part, "it cannot be checked".to_owned())
             }
         };
+        if approval == Approval::Given {
+            return Ok(());
+        }
         match &self.approver {
             Some(approver) if approver.approve_tool(tool, args, &why).await => Ok(()),
             Some(_) => Err(Refusal::CommandNotApproved { part }),
@@ -139,7 +172,7 @@ impl Gate {
     }
 
     /// The command rules' refusal of a `bash` call, asking the approver where there is one.
-    async fn check_command_call(&self, args: &Value) -> Result<(), Refusal> {
+    async fn check_command_call(&self, args: &Value, approval: Approval) -> Result<(), Refusal> {
         let Some(command) = args.get("command").and_then(Value::as_str) else {
             return Ok(());
         };
@@ -160,6 +193,9 @@ impl Gate {
             }
             CommandDecision::Unparsed { reason } => (command.to_owned(), reason),
         };
+        if approval == Approval::Given {
+            return Ok(());
+        }
         match &self.approver {
             Some(approver) if approver.approve(command, &why).await => Ok(()),
             Some(_) => Err(Refusal::CommandNotApproved { part }),
@@ -182,6 +218,7 @@ impl ToolHooks for Gate {
             block: true,
             reason: Some(refusal.to_string()),
             terminate: None,
+            args: None,
         }))
     }
 }

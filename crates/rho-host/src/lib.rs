@@ -5,6 +5,7 @@ pub mod budget;
 mod compact;
 pub mod compaction;
 pub mod gate;
+pub mod hooks;
 pub mod mcp;
 pub mod prompt;
 pub mod providers;

@@ -26,6 +26,7 @@ use serde_json::Value;
 use crate::compaction::{
     CompactionResult, PathEntry, compaction_entry, path_entries, system_checkpoint,
 };
+use crate::hooks::notice::HOOK_ENTRY_TYPE;
 use crate::session::events::{SessionEvent, SessionNotice};
 
 /// A session's file and what writing it went through. Cheap to clone; clones share the file.
@@ -61,6 +62,16 @@ impl SessionRecord {
                 }
             }
             SessionEvent::Session(SessionNotice::AgentSettled(_)) => self.sync_in_background(),
+            SessionEvent::Session(SessionNotice::HookExecutionEnd(result)) => {
+                let data = serde_json::to_value(result).ok();
+                self.write(|file| {
+                    file.append(EntryKind::Custom {
+                        custom_type: HOOK_ENTRY_TYPE.to_owned(),
+                        data,
+                    })
+                    .map(drop)
+                });
+            }
             _ => {}
         }
     }

@@ -100,3 +100,32 @@ pub trait HostUi: Send + Sync {
         self.menu(build()).await
     }
 }
+
+/// The gate's [`crate::gate::Approver`] over a mode's UI: a yes/no question per call (RPC:
+/// Pi's `confirm` extension UI request). No answer is no.
+pub struct UiApprover {
+    ui: std::sync::Arc<dyn HostUi>,
+}
+
+impl UiApprover {
+    /// Asks through `ui`.
+    pub fn new(ui: std::sync::Arc<dyn HostUi>) -> UiApprover {
+        UiApprover { ui }
+    }
+}
+
+#[async_trait]
+impl crate::gate::Approver for UiApprover {
+    async fn approve(&self, command: &str, why: &str) -> bool {
+        let message = format!("{command}\n\n{why}");
+        self.ui.confirm("Allow this bash command?", &message).await == Some(true)
+    }
+
+    async fn approve_tool(&self, tool: &str, arguments: &serde_json::Value, why: &str) -> bool {
+        let message = format!("{tool} {arguments}\n\n{why}");
+        self.ui
+            .confirm(&format!("Allow this {tool} call?"), &message)
+            .await
+            == Some(true)
+    }
+}

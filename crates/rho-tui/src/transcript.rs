@@ -144,6 +144,8 @@ pub struct ToolEntry {
     /// The result's `details` (`edit`'s `diff`, `bash`'s truncation), once it ended; boxed, as
     /// most calls have none and every entry would otherwise pay for it.
     pub details: Option<Box<Value>>,
+    /// What the hooks that judged it said, one line each.
+    pub hooks: Vec<String>,
 }
 
 impl ToolEntry {

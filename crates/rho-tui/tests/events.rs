@@ -120,6 +120,7 @@ pub fn settled(reason: SettledReason) -> SessionEvent {
         reason,
         turns: 1,
         usage: Default::default(),
+        stop_reason: None,
     }))
 }
 

@@ -63,6 +63,7 @@ fn a_prompt_with_streamed_text_and_a_bash_call_becomes_user_answer_and_finished_
                 elapsed: Some(Duration::from_millis(120)),
                 output: "a.txt\nb.txt".to_owned(),
                 details: None,
+                hooks: Vec::new(),
             }),
             Entry::Assistant(AssistantEntry {
                 blocks: vec![AssistantBlock::Text("Two files.".to_owned())],

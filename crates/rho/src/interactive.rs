@@ -83,6 +83,7 @@ pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<
         approver: Some(approver.clone()),
         context_hooks: Some(context_hooks.clone()),
         elicitor: Some(elicitor.clone()),
+        hook_approver: None,
     };
     let open_picker = cli.resume;
     let theme = slash_host::run_theme(&cli, home.as_deref(), &chosen.run_cwd);
@@ -185,10 +186,12 @@ pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<
     crate::warnings::hold();
     let outcome = rho_tui::run(session, info, initial, hooks).await;
     crate::warnings::release();
-    let (record, mcp) = {
+    let (session, mcp) = {
         let live = lock(&live);
-        (live.session.record().clone(), live.mcp.clone())
+        (live.session.clone(), live.mcp.clone())
     };
+    session.end("exit").await;
+    let record = session.record().clone();
     record.flush().await;
     if let Some(mcp) = mcp {
         mcp.shutdown().await;

@@ -19,6 +19,8 @@ mod exit {
     pub const COMPLETED: u8 = 0;
     pub const ERROR: u8 = 1;
     pub const BUDGET: u8 = 3;
+    /// A hook stopped the run (`continue: false`, or a blocked prompt).
+    pub const HOOK: u8 = 4;
     pub const SIGINT: u8 = 130;
     pub const SIGTERM: u8 = 143;
     pub const SIGHUP: u8 = 129;
@@ -119,6 +121,7 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
     let _ = live.set(session.clone());
 
     let outcome = run_prompts(&session, prompts, &signal, mcp.as_ref(), json).await;
+    session.end("exit").await;
     let record = session.record();
     record.flush().await;
     for error in record.take_errors() {
@@ -131,6 +134,15 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
     if let code @ 1.. = signal.load(Ordering::SeqCst) {
         return Ok(code);
     }
+    if let Some((SettledReason::Hook, reason)) = &last {
+        if !json {
+            eprintln!(
+                "rho: stopped by a hook: {}",
+                reason.as_deref().unwrap_or("(no reason)")
+            );
+        }
+        return Ok(exit::HOOK);
+    }
     if !json {
         let messages = session.agent().with_state(|s| s.messages.clone());
         if let Err(error) = print_final_answer(&messages) {
@@ -138,23 +150,24 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
             return Ok(exit::ERROR);
         }
     }
-    Ok(match last {
+    Ok(match last.map(|(reason, _)| reason) {
         Some(SettledReason::Completed) | None => exit::COMPLETED,
         Some(SettledReason::Budget) => exit::BUDGET,
+        Some(SettledReason::Hook) => exit::HOOK,
         Some(SettledReason::Error | SettledReason::Aborted) => exit::ERROR,
     })
 }
 
 /// Like Pi, the remaining messages run one after another whatever the previous one ended in;
 /// only an abort (a signal) stops the sequence. A `/mcp` message is the command, not a prompt.
-/// Returns how the last prompt settled.
+/// Returns how the last prompt settled, and why when a hook stopped it.
 async fn run_prompts(
     session: &AgentSession,
     prompts: Prompts,
     signal: &AtomicU8,
     mcp: Option<&Arc<rho_host::mcp::McpHost>>,
     json: bool,
-) -> anyhow::Result<Option<SettledReason>> {
+) -> anyhow::Result<Option<(SettledReason, Option<String>)>> {
     let mut last = None;
     // `@image` arguments go with the first message, as in Pi.
     let mut images = Some(prompts.first.images);
@@ -166,8 +179,10 @@ async fn run_prompts(
         }
         let images = images.take().unwrap_or_default();
         let settled = session.prompt_with_images(&prompt, images).await?;
-        last = Some(settled.reason);
-        if settled.reason == SettledReason::Aborted || signal.load(Ordering::SeqCst) != 0 {
+        last = Some((settled.reason, settled.stop_reason.clone()));
+        if matches!(settled.reason, SettledReason::Aborted | SettledReason::Hook)
+            || signal.load(Ordering::SeqCst) != 0
+        {
             break;
         }
     }

@@ -8,6 +8,7 @@
 //! transcript, model and thinking level. [`build`] puts them together; the record writes its
 //! start entries before anything else can happen.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -17,6 +18,9 @@ use rho_ai::faux::FauxScript;
 use rho_ai::{Model, ThinkingLevel};
 use rho_host::budget::Budget;
 use rho_host::compaction::CompactionPolicy;
+use rho_host::gate::{Approver, Gate};
+use rho_host::hooks::tool_hooks::{HookedGate, NotifyingApprover};
+use rho_host::hooks::{HookSetup, Hooks, StartSource};
 use rho_host::settings::Settings;
 use rho_host::tool_set::{ToolExposure, ToolSet};
 use rho_host::tools::tool_search::ToolSearch;
@@ -45,6 +49,10 @@ pub struct SessionKit {
     pub router: Arc<RoutedProvider>,
     /// Replaces the default conversion to model messages (`bashExecution` for `!cmd`).
     pub context_hooks: Option<Arc<dyn ContextHooks>>,
+    /// Who decides calls that need approval (the interactive mode's prompt).
+    pub approver: Option<Arc<dyn Approver>>,
+    /// Who decides calls a hook asks about, when `approver` does not (RPC's client).
+    pub hook_approver: Option<Arc<dyn Approver>>,
 }
 
 /// What one session starts from.
@@ -74,6 +82,22 @@ pub fn build(kit: &SessionKit, start: SessionStart) -> Result<AgentSession, Sess
     let mut options = AgentOptions::new(kit.router.clone(), start.model.clone());
     options.tools = kit.workspace.tools.clone();
     options.tool_hooks = Some(kit.workspace.gate.clone());
+    let hooks = session_hooks(kit, &start, &header.id);
+    if let Some(hooks) = &hooks {
+        let approver = kit.approver.clone().map(|approver| {
+            Arc::new(NotifyingApprover::new(approver, hooks.clone())) as Arc<dyn Approver>
+        });
+        let mut gate = Gate::new(kit.workspace.policy.clone());
+        if let Some(approver) = approver {
+            gate = gate.with_approver(approver);
+        }
+        let asker = kit.approver.clone().or_else(|| kit.hook_approver.clone());
+        options.tool_hooks = Some(Arc::new(HookedGate::new(
+            Arc::new(gate),
+            hooks.clone(),
+            asker.map(|a| Arc::new(NotifyingApprover::new(a, hooks.clone())) as Arc<dyn Approver>),
+        )));
+    }
     options.context_hooks = kit.context_hooks.clone();
     options.system_prompt = Some(kit.workspace.system_prompt.text().into());
     (options.steering_mode, options.follow_up_mode) = start.queue_modes;
@@ -96,6 +120,9 @@ pub fn build(kit: &SessionKit, start: SessionStart) -> Result<AgentSession, Sess
     let mut builder = AgentSession::builder(options).tool_set(tools);
     if let Some(mcp) = &kit.workspace.mcp {
         builder = builder.before_prompt(mcp.clone());
+    }
+    if let Some(hooks) = hooks {
+        builder = builder.hooks(hooks);
     }
     let session = builder
         .budget(kit.budget)
@@ -130,6 +157,30 @@ pub fn build(kit: &SessionKit, start: SessionStart) -> Result<AgentSession, Sess
     Ok(session)
 }
 
+/// The command hooks of one session, when any are configured: run in the session's directory
+/// with the tools' environment (no keys) and `RHO_PROJECT_DIR`/`CLAUDE_PROJECT_DIR`.
+fn session_hooks(kit: &SessionKit, start: &SessionStart, session_id: &str) -> Option<Arc<Hooks>> {
+    let config = kit.workspace.hooks.clone()?;
+    let policy = &kit.workspace.policy;
+    let mut env: Vec<(OsString, OsString)> = policy.tool_environment().apply(std::env::vars_os());
+    for name in ["RHO_PROJECT_DIR", "CLAUDE_PROJECT_DIR"] {
+        env.push((name.into(), kit.cwd.clone().into_os_string()));
+    }
+    Some(Arc::new(Hooks::new(HookSetup {
+        config,
+        cwd: kit.cwd.clone(),
+        env,
+        permission_mode: policy.mode().as_str().to_owned(),
+        session_id: session_id.to_owned(),
+        transcript_path: start.file.path().map(Path::to_path_buf),
+        source: if start.context.messages.is_empty() {
+            StartSource::Startup
+        } else {
+            StartSource::Resume
+        },
+    })))
+}
+
 /// The record a target starts with, and what it restores. A new session's file is written
 /// at its first message.
 pub fn record_for(target: SessionTarget, cwd: &Path) -> (SessionFile, SessionContext) {
@@ -159,6 +210,9 @@ pub struct Extras {
     pub context_hooks: Option<Arc<dyn ContextHooks>>,
     /// Answers MCP servers' elicitation (without one, the form's defaults answer).
     pub elicitor: Option<Arc<dyn rho_mcp::Elicitor>>,
+    /// Decides the calls a `PreToolUse` hook asks about, when `approver` does not (RPC: the
+    /// client, through Pi's extension UI).
+    pub hook_approver: Option<Arc<dyn rho_host::gate::Approver>>,
 }
 
 /// What a run is about to use, chosen before anything is created: where it runs, its settings
@@ -239,7 +293,7 @@ pub fn kit(
 ) -> anyhow::Result<SessionKit> {
     let local = model.provider == crate::local::LOCAL;
     let mut workspace = setup::workspace(cli, &settings, cwd, local, extras.elicitor)?;
-    if let Some(approver) = extras.approver {
+    if let Some(approver) = extras.approver.clone() {
         workspace.gate =
             Arc::new(rho_host::gate::Gate::new(workspace.policy.clone()).with_approver(approver));
     }
@@ -252,6 +306,8 @@ pub fn kit(
             RoutedProvider::new(model, route).with_max_retry_delay(settings.max_retry_delay()),
         ),
         context_hooks: extras.context_hooks,
+        approver: extras.approver,
+        hook_approver: extras.hook_approver,
         workspace,
     })
 }

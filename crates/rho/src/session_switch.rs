@@ -227,6 +227,7 @@ impl Switcher {
                 approver: state.approver.clone(),
                 context_hooks: state.context_hooks.clone(),
                 elicitor: state.elicitor.clone(),
+                hook_approver: None,
             };
             let cwd = state.cwd.clone();
             // Settings, keys (a `!command` may run for seconds), the workspace and the file are
@@ -246,6 +247,12 @@ impl Switcher {
             }
         };
         drop(held);
+        // The session left behind ends (its `SessionEnd` hooks, Claude Code's reasons).
+        let reason = match request {
+            SwitchRequest::New => "clear",
+            _ => "other",
+        };
+        old.end(reason).await;
         let info = (state.describe)(&built);
         *lock(&state.info) = info.clone();
         let messages = built.session.agent().with_state(|s| s.messages.clone());

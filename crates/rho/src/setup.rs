@@ -108,6 +108,8 @@ pub struct Workspace {
     pub tool_search: bool,
     /// The MCP servers, connecting in the background.
     pub mcp: Option<Arc<rho_host::mcp::McpHost>>,
+    /// The command hooks of the settings (none configured: `None`, and nothing runs).
+    pub hooks: Option<Arc<rho_host::hooks::HooksConfig>>,
 }
 
 /// Builds the workspace of a session rooted at `cwd`; a `local` model gets the read-only tools
@@ -219,6 +221,7 @@ pub fn workspace(
     };
     Ok(Workspace {
         tools,
+        hooks: hooks_config(settings),
         gate: Arc::new(Gate::new(policy.clone())),
         policy,
         resources: Arc::new(resources),
@@ -226,6 +229,15 @@ pub fn workspace(
         tool_search,
         mcp,
     })
+}
+
+/// The settings' `hooks`; what is wrong in them is said once and skipped.
+fn hooks_config(settings: &Settings) -> Option<Arc<rho_host::hooks::HooksConfig>> {
+    let value = settings.hooks.as_ref()?;
+    let (config, warnings) = rho_host::hooks::HooksConfig::parse(value);
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| warnings.iter().for_each(crate::warnings::warn));
+    (!config.is_empty()).then(|| Arc::new(config))
 }
 
 /// What `--tools` and `defaultTools` may name: the built-in tools and `tool_search`.

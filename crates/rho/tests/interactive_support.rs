@@ -22,6 +22,17 @@ pub(crate) fn answer(text: &str) -> MockResponse {
     MockResponse::sse(&[&chunk(json!({"content": text}), Some("stop")), "[DONE]"])
 }
 
+/// A streamed answer calling tool `name` with `arguments`, as call `id`.
+pub(crate) fn tool_call(id: &str, name: &str, arguments: Value) -> MockResponse {
+    let call = json!({"tool_calls": [{"index": 0, "id": id, "type": "function",
+        "function": {"name": name, "arguments": arguments.to_string()}}]});
+    MockResponse::sse(&[
+        &chunk(call, None),
+        &chunk(json!({}), Some("tool_calls")),
+        "[DONE]",
+    ])
+}
+
 /// The mock server on a runtime of its own, so the test's blocking polls never stall it.
 pub(crate) struct Mock {
     pub(crate) server: MockServer,

@@ -8,20 +8,11 @@ use std::path::Path;
 use rho_testkit::MockResponse;
 use serde_json::{Value, json};
 
-use crate::interactive_support::{
-    Mock, answer, chunk, entries, exchange, send, transcript, wait_shell,
-};
+use crate::interactive_support::{Mock, answer, entries, exchange, send, transcript, wait_shell};
 use crate::interactive_tmux::Tmux;
 
 fn bash_call(id: &str, command: &str) -> MockResponse {
-    let arguments = json!({ "command": command }).to_string();
-    let call = json!({"tool_calls": [{"index": 0, "id": id, "type": "function",
-        "function": {"name": "bash", "arguments": arguments}}]});
-    MockResponse::sse(&[
-        &chunk(call, None),
-        &chunk(json!({}), Some("tool_calls")),
-        "[DONE]",
-    ])
+    crate::interactive_support::tool_call(id, "bash", json!({ "command": command }))
 }
 
 /// `RHO_HOME` with a `mock` provider serving model `a`, and `rules` as the project's

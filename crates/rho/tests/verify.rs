@@ -125,7 +125,7 @@ fn a_good_run_in_json_reports_every_signal_as_one_value() {
                 "ended": true,
                 "isError": false,
                 "durationMs": duration,
-                "resultInContext": true
+                "resultInContext": true, "blockedByHook": false
             }],
             "problems": []
         })
@@ -243,7 +243,7 @@ fn an_error_in_the_last_tool_batch_is_not_verified() {
             "ended": true,
             "isError": true,
             "durationMs": null,
-            "resultInContext": true
+            "resultInContext": true, "blockedByHook": false
         }])
     );
     assert_eq!(
@@ -307,7 +307,7 @@ fn a_session_file_is_checked_as_far_as_it_can_be_and_never_settles() {
                 "ended": null,
                 "isError": false,
                 "durationMs": duration,
-                "resultInContext": true
+                "resultInContext": true, "blockedByHook": false
             }],
             "problems": ["not settled (session file has no events)"]
         })

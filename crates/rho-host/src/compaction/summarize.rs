@@ -54,6 +54,9 @@ pub enum CompactionError {
     /// The cancellation token fired (Pi's text: `Compaction cancelled`).
     #[error("Compaction cancelled")]
     Aborted,
+    /// rho: a `PreCompact` hook blocked this compaction, for this reason.
+    #[error("Compaction blocked by a PreCompact hook: {0}")]
+    BlockedByHook(String),
     /// The session file could not record the compaction (a full disk, a removed directory).
     #[error("Could not record the compaction: {0}")]
     Record(String),

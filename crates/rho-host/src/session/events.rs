@@ -11,6 +11,7 @@ use serde::Serialize;
 use rho_session::SessionEntry;
 
 use crate::compaction::{CompactionEnd, CompactionStart, SummarySource};
+use crate::hooks::notice::{HookResult, HookRun};
 
 /// An event of the session: an agent event or one of the session's own.
 // Events are handed to listeners by reference and never stored in bulk, so the size difference
@@ -82,6 +83,10 @@ pub enum SessionNotice {
     SummarizationRetryFinished,
     /// rho: the prompt is finished and nothing more will run on its own.
     AgentSettled(Settled),
+    /// rho: a command hook started.
+    HookExecutionStart(HookRun),
+    /// rho: a command hook ended, with its verdict.
+    HookExecutionEnd(HookResult),
     /// An entry the session wrote on its own (Pi 1.6: the `context_edit` of a retried attempt).
     EntryAppended {
         /// The entry as written.
@@ -100,9 +105,12 @@ pub struct Settled {
     pub turns: u64,
     /// Usage of every model call made for this prompt.
     pub usage: Usage,
+    /// rho: why a hook stopped the prompt (`reason` is `hook`).
+    #[serde(rename = "stopReason", skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
 }
 
-/// `completed`, `error`, `aborted` or `budget`.
+/// `completed`, `error`, `aborted`, `budget` or `hook`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SettledReason {
@@ -114,6 +122,8 @@ pub enum SettledReason {
     Aborted,
     /// A budget ran out: stopped, not succeeded.
     Budget,
+    /// rho: a hook said `continue: false` or blocked the prompt: stopped, not succeeded.
+    Hook,
 }
 
 type Listener = Arc<dyn Fn(&SessionEvent) + Send + Sync>;

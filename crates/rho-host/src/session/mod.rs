@@ -48,6 +48,8 @@ use crate::compact::{AfterCompaction, AutoCompaction, Parts};
 use crate::compaction::{
     CodingAgentMessages, CompactionError, CompactionPolicy, CompactionResult, SummaryRetryPolicy,
 };
+use crate::hooks::notice::HookNotice;
+use crate::hooks::{HookTurnGate, Hooks};
 use crate::prompt::{PromptResources, SystemPrompt};
 use crate::record::SessionRecord;
 use crate::retry::{Retry, RetryOutcome, RetryPolicy};
@@ -104,6 +106,8 @@ struct Inner {
     tools: Arc<ToolSet>,
     /// What runs before each prompt.
     before_prompt: Option<Arc<dyn BeforePrompt>>,
+    /// The command hooks.
+    hooks: Option<Arc<Hooks>>,
 }
 
 /// Builds a session together with its agent, so budgets can reach the agent's turn gate.
@@ -117,9 +121,17 @@ pub struct SessionBuilder {
     system: Option<SystemPrompt>,
     tools: Option<Arc<ToolSet>>,
     before_prompt: Option<Arc<dyn BeforePrompt>>,
+    hooks: Option<Arc<Hooks>>,
 }
 
 impl SessionBuilder {
+    /// Runs the command `hooks` where their events happen (the caller puts them around the
+    /// gate as the agent's tool hooks); their runs join the session's events.
+    pub fn hooks(mut self, hooks: Arc<Hooks>) -> Self {
+        self.hooks = Some(hooks);
+        self
+    }
+
     /// Takes the session's tools from `tools` (default: a registry of the agent options' tools,
     /// all active), so tools registered later (an MCP server's) reach the model.
     pub fn tool_set(mut self, tools: Arc<ToolSet>) -> Self {
@@ -180,6 +192,13 @@ impl SessionBuilder {
         if options.context_hooks.is_none() {
             options.context_hooks = Some(Arc::new(CodingAgentMessages));
         }
+        if let Some(hooks) = &self.hooks {
+            options.stop = Some(hooks.clone());
+            options.turn_gate = Some(Arc::new(HookTurnGate {
+                hooks: hooks.clone(),
+                inner: options.turn_gate.take(),
+            }));
+        }
         if self.budget.is_limited() {
             let queued = queues.clone();
             options.turn_gate = Some(Arc::new(BudgetGate {
@@ -217,8 +236,20 @@ impl SessionBuilder {
                 system: self.system,
                 tools,
                 before_prompt: self.before_prompt,
+                hooks: self.hooks,
             }
         });
+        if let Some(hooks) = &inner.hooks {
+            let session = Arc::downgrade(&inner);
+            hooks.set_emitter(move |notice| {
+                if let Some(inner) = session.upgrade() {
+                    inner.notice(match notice {
+                        HookNotice::Start(run) => SessionNotice::HookExecutionStart(run),
+                        HookNotice::End(result) => SessionNotice::HookExecutionEnd(*result),
+                    });
+                }
+            });
+        }
         let agent = inner.agent.clone();
         let forward = Arc::downgrade(&inner);
         agent.subscribe(move |event| {
@@ -333,6 +364,7 @@ impl Inner {
             record: &self.record,
             listeners: &self.listeners,
             meter: &self.meter,
+            hooks: self.hooks.as_deref(),
             summary_retry: SummaryRetryPolicy {
                 max_retries: if retry.enabled { retry.max_retries } else { 0 },
                 base_delay_ms: retry.base_delay_ms,
@@ -356,6 +388,13 @@ impl Inner {
         let cancel = self.slot.new_cancel();
         self.compaction.before_prompt(&self.parts(), &cancel).await;
         let text = self.expand(text);
+        let mut contexts = Vec::new();
+        if let Some(hooks) = &self.hooks {
+            match hooks.before_prompt(&text, &cancel).await {
+                Some(added) => contexts = added,
+                None => return Ok(self.settle(RetryOutcome::Finished)),
+            }
+        }
         let extra = match &self.before_prompt {
             Some(hook) => hook.before_prompt(&cancel).await,
             None => Vec::new(),
@@ -365,7 +404,14 @@ impl Inner {
         if let Some(system) = self.declare_system_prompt(&extra) {
             messages.push(system.into());
         }
-        messages.push(UserMessage::with_images(text, images).into());
+        let mut user = UserMessage::with_images(text, images);
+        // What the hooks add follows the prompt's text, before its images.
+        if let rho_ai::UserContent::Blocks(blocks) = &mut user.content {
+            for (i, context) in contexts.into_iter().enumerate() {
+                blocks.insert(1 + i, rho_ai::ContentBlock::text(context));
+            }
+        }
+        messages.push(user.into());
         self.queues.expect_prompt(true);
         let started = self.agent.prompt(messages).await;
         self.queues.expect_prompt(false);
@@ -438,10 +484,14 @@ impl Inner {
                 None => SettledReason::Error,
             }
         });
+        let hook_stop = self.hooks.as_ref().and_then(|h| h.stop_requested());
+        let hook_stopped = hook_stop.is_some();
         let reason = if self.meter.tripped() {
             SettledReason::Budget
         } else if outcome == RetryOutcome::Cancelled {
             SettledReason::Aborted
+        } else if hook_stopped {
+            SettledReason::Hook
         } else {
             from_transcript
         };
@@ -451,6 +501,7 @@ impl Inner {
             reason,
             turns: tally.turns,
             usage: tally.usage,
+            stop_reason: hook_stop.filter(|_| reason == SettledReason::Hook),
         };
         self.notice(SessionNotice::AgentSettled(settled.clone()));
         settled
@@ -494,6 +545,7 @@ impl AgentSession {
             system: None,
             tools: None,
             before_prompt: None,
+            hooks: None,
         }
     }
 
@@ -677,6 +729,13 @@ impl AgentSession {
             .compaction
             .manual(&self.inner.parts(), custom_instructions)
             .await
+    }
+
+    /// Runs the `SessionEnd` hooks (once; `reason` is Claude Code's: `exit`, `clear`, `other`).
+    pub async fn end(&self, reason: &str) {
+        if let Some(hooks) = &self.inner.hooks {
+            hooks.session_end(reason).await;
+        }
     }
 
     /// Adds a message the agent did not produce (a user's `!cmd`, as `bashExecution`) to the

@@ -7,10 +7,29 @@ use crate::tool_selection::is_tool_modifier;
 /// The project object over the global one, as Pi 1.6 merges them (`deepMergeSettings`): nested
 /// objects merge recursively, arrays and primitives are replaced, except a project
 /// `defaultTools` made only of `+name`/`-name` entries, which is appended to the global list.
+/// rho's `hooks` add up as Claude Code's do: the project's matcher groups of an event follow
+/// the global ones.
 pub fn merge_settings(
     mut global: Map<String, Value>,
-    project: Map<String, Value>,
+    mut project: Map<String, Value>,
 ) -> Map<String, Value> {
+    let both_hooks = matches!(
+        (global.get("hooks"), project.get("hooks")),
+        (Some(Value::Object(_)), Some(Value::Object(_)))
+    );
+    if both_hooks
+        && let (Some(Value::Object(base)), Some(Value::Object(over))) =
+            (global.get_mut("hooks"), project.remove("hooks"))
+    {
+        for (event, groups) in over {
+            match (base.get_mut(&event), groups) {
+                (Some(Value::Array(base)), Value::Array(more)) => base.extend(more),
+                (_, groups) => {
+                    base.insert(event, groups);
+                }
+            }
+        }
+    }
     let default_tools = match (global.get("defaultTools"), project.get("defaultTools")) {
         (Some(Value::Array(base)), Some(Value::Array(over)))
             if over
@@ -93,6 +112,35 @@ mod tests {
         );
         let plain = object(json!({"defaultTools": ["ls"]}));
         assert_eq!(merge_settings(global, plain)["defaultTools"], json!(["ls"]));
+    }
+
+    #[test]
+    fn project_hooks_follow_the_global_ones_of_their_event() {
+        let global = object(json!({"hooks": {
+            "PreToolUse": [{"hooks": [{"type": "command", "command": "global"}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "stop"}]}]
+        }}));
+        let project = object(json!({"hooks": {
+            "PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "command": "project"}]}],
+            "PostToolUse": [{"hooks": [{"type": "command", "command": "post"}]}]
+        }}));
+        let merged = merge_settings(global, project);
+        assert_eq!(
+            merged["hooks"],
+            json!({
+                "PreToolUse": [
+                    {"hooks": [{"type": "command", "command": "global"}]},
+                    {"matcher": "bash", "hooks": [{"type": "command", "command": "project"}]}
+                ],
+                "Stop": [{"hooks": [{"type": "command", "command": "stop"}]}],
+                "PostToolUse": [{"hooks": [{"type": "command", "command": "post"}]}]
+            })
+        );
+        let only_project = object(json!({"hooks": {"Stop": []}}));
+        assert_eq!(
+            merge_settings(Map::new(), only_project)["hooks"],
+            json!({"Stop": []})
+        );
     }
 
     #[test]

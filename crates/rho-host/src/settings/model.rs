@@ -57,6 +57,9 @@ pub struct Settings {
     pub model_thinking_levels: Option<BTreeMap<String, ThinkingLevel>>,
     /// `httpIdleTimeoutMs` (Pi 1.6): milliseconds, or `"disabled"` (also `0`).
     pub http_idle_timeout_ms: Option<HttpIdleTimeout>,
+    /// rho: `hooks`, command hooks in Claude Code's shape (read by `hooks::HooksConfig`; the
+    /// project's are added after the global ones).
+    pub hooks: Option<serde_json::Value>,
     /// Pi settings present in the files that rho does not implement, to be named in a warning
     /// (not a key of the file).
     #[serde(skip)]

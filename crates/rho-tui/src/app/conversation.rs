@@ -146,7 +146,17 @@ impl Conversation {
             elapsed: None,
             output: String::new(),
             details: None,
+            hooks: Vec::new(),
         }));
+    }
+
+    /// A hook judged an agent's call: its line goes under the call's block (or stands alone
+    /// when the block is not there).
+    pub(crate) fn tool_hook(&mut self, id: &str, line: String) {
+        match self.tool_mut(ToolOrigin::Agent, id) {
+            Some(tool) => tool.hooks.push(line),
+            None => self.notice(line),
+        }
     }
 
     /// The newest block of `origin` with `id`.

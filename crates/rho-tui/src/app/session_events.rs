@@ -143,6 +143,12 @@ impl App {
             }
             // Bookkeeping of the file (a retried attempt's context edit): nothing to show.
             SessionNotice::EntryAppended { .. } => {}
+            SessionNotice::HookExecutionStart(_) => {}
+            SessionNotice::HookExecutionEnd(result) => match &result.run.tool_call_id {
+                Some(id) => self.conversation.tool_hook(id, result.summary()),
+                None if result.is_worth_showing() => self.conversation.notice(result.summary()),
+                None => {}
+            },
         }
     }
 }

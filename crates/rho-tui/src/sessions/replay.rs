@@ -42,6 +42,7 @@ pub fn transcript_of(messages: &[AgentMessage], now: Instant) -> Vec<Entry> {
                         elapsed: Some(Duration::ZERO),
                         output: String::new(),
                         details: None,
+                        hooks: Vec::new(),
                     }));
                 }
             }

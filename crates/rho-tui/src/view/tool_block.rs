@@ -31,6 +31,8 @@ const OUTPUT: Style = Style::new().fg(Color::Gray);
 const ERROR: Style = Style::new().fg(Color::Red);
 /// Refusals are not failures of the tool: the host chose not to run it.
 const REFUSAL: Style = Style::new().fg(Color::Magenta);
+/// What the hooks said of the call.
+const HOOK: Style = Style::new().fg(Color::Cyan);
 
 /// The block's rows at `width` columns; `expanded` shows bodies whole (Ctrl+O).
 pub fn lines(tool: &ToolEntry, expanded: bool, width: usize, now: Instant) -> Vec<Line<'static>> {
@@ -40,6 +42,12 @@ pub fn lines(tool: &ToolEntry, expanded: bool, width: usize, now: Instant) -> Ve
     let wrap = |spans: &[Span<'static>], style_break: Break| {
         wrap_spans(spans, width, &indent, &indent, style_break)
     };
+    for hook in &tool.hooks {
+        out.extend(wrap(
+            &[Span::styled(format!("↳ {hook}"), HOOK)],
+            Break::Words,
+        ));
+    }
     let output = tool.output.trim_end();
     let diff_text = tool
         .details

@@ -149,6 +149,7 @@ impl Host {
     pub async fn replace(&self, start: SessionStart) -> Result<(), SessionError> {
         let old = self.session();
         old.abort().await;
+        old.end("other").await;
         release(&old);
         let next = build(&self.kit, start)?;
         let mine = self.epoch.fetch_add(1, Ordering::SeqCst) + 1;
@@ -252,6 +253,7 @@ impl Host {
         self.abort_user_bash();
         let session = self.session();
         session.abort().await;
+        session.end("exit").await;
         session.record().flush().await;
         release(&session);
         if let Some(mcp) = &self.kit.workspace.mcp {

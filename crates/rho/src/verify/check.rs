@@ -21,7 +21,12 @@ const EVENT_TYPES: &[&str] = &[
     "tool_execution_update",
     "tool_execution_end",
     "queue_update",
+    "hook_execution_start",
+    "hook_execution_end",
 ];
+
+/// The `customType` of the session entries that record hook runs.
+const HOOK_ENTRY: &str = "rho.hook";
 
 /// Everything seen about one `toolCallId`, before it is judged.
 #[derive(Debug, Default)]
@@ -35,6 +40,7 @@ struct Seen {
     results: usize,
     result_is_error: Option<bool>,
     result_duration: Option<u64>,
+    blocked_by_hook: bool,
 }
 
 /// Tool calls keyed by id, kept in first-seen order.
@@ -132,6 +138,24 @@ pub fn check(lines: &[Line]) -> Report {
             }
             continue;
         }
+        let hook_end = match (source, line.kind.as_str()) {
+            (Source::EventLog, "hook_execution_end") => Some(&line.fields),
+            (Source::SessionFile, "custom")
+                if str_field(&line.fields, "customType") == Some(HOOK_ENTRY) =>
+            {
+                line.fields.get("data").and_then(Value::as_object)
+            }
+            _ => None,
+        };
+        if let Some(hook) = hook_end {
+            let refused = matches!(str_field(hook, "decision"), Some("block" | "deny"));
+            if let Some(id) = str_field(hook, "toolCallId")
+                && refused
+            {
+                calls.entry(id, str_field(hook, "toolName")).blocked_by_hook = true;
+            }
+            continue;
+        }
         if source == Source::SessionFile {
             continue;
         }
@@ -214,18 +238,30 @@ pub fn check(lines: &[Line]) -> Report {
             is_error: seen.end_is_error.or(seen.result_is_error),
             duration_ms: seen.result_duration.or(seen.end_duration),
             result_in_context: seen.results > 0,
+            blocked_by_hook: seen.blocked_by_hook,
         });
     }
-    let failed: Vec<String> = last_batch
+    let last: Vec<&ToolCall> = last_batch
         .iter()
         .filter_map(|id| tool_calls.iter().find(|c| &c.tool_call_id == id))
-        .filter(|call| call.is_error == Some(true))
-        .map(|call| format!("{} ({})", call.tool_call_id, call.tool_name))
         .collect();
+    let named = |blocked: bool| -> Vec<String> {
+        last.iter()
+            .filter(|call| call.is_error == Some(true) && call.blocked_by_hook == blocked)
+            .map(|call| format!("{} ({})", call.tool_call_id, call.tool_name))
+            .collect()
+    };
+    let (failed, blocked) = (named(false), named(true));
     if !failed.is_empty() {
         problems.push(format!(
             "the last tool batch has errors: {}",
             failed.join(", ")
+        ));
+    }
+    if !blocked.is_empty() {
+        problems.push(format!(
+            "the last tool batch has calls blocked by a hook: {}",
+            blocked.join(", ")
         ));
     }
     Report {

@@ -15,7 +15,7 @@ pub enum Source {
 /// How the run settled, from its `agent_settled` event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settled {
-    /// `completed`, `error`, `aborted` or `budget`.
+    /// `completed`, `error`, `aborted`, `budget` or `hook`.
     pub reason: String,
     /// The turn count the event reports.
     pub turns: u64,
@@ -49,6 +49,9 @@ pub struct ToolCall {
     pub duration_ms: Option<u64>,
     /// A `toolResult` message with this `toolCallId` reached the context.
     pub result_in_context: bool,
+    /// A hook blocked the call (`PreToolUse`) or refused its result (`PostToolUse`): the
+    /// error is the hook's, not the tool's.
+    pub blocked_by_hook: bool,
 }
 
 /// The whole finding; `problems` empty means verified.
@@ -107,6 +110,7 @@ pub fn to_json(report: &Report) -> Value {
                 "isError": call.is_error,
                 "durationMs": call.duration_ms,
                 "resultInContext": call.result_in_context,
+                "blockedByHook": call.blocked_by_hook,
             })
         })
         .collect();
@@ -147,7 +151,9 @@ pub fn to_text(report: &Report) -> String {
             Some(ms) => format!("✓ ({ms} ms)"),
             None => "✗".to_owned(),
         };
-        let error = if call.is_error == Some(true) {
+        let error = if call.blocked_by_hook {
+            "  [blocked by hook]"
+        } else if call.is_error == Some(true) {
             "  [isError]"
         } else {
             ""

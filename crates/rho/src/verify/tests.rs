@@ -71,3 +71,31 @@ fn input_errors_name_their_line() {
         })
     );
 }
+
+#[test]
+fn a_call_a_hook_blocked_is_named_as_blocked_not_failed_in_a_session_file() {
+    let lines = [
+        json!({"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/"}),
+        json!({"type": "message", "id": "1", "message": {"role": "assistant", "content": [
+            {"type": "toolCall", "id": "a", "name": "bash", "arguments": {}},
+            {"type": "toolCall", "id": "b", "name": "read", "arguments": {}}
+        ]}}),
+        json!({"type": "custom", "customType": "rho.hook", "data": {
+            "hookEvent": "PreToolUse", "command": "guard", "toolCallId": "a", "toolName": "bash",
+            "decision": "block", "reason": "no", "exitCode": 2, "durationMs": 4
+        }}),
+        json!({"type": "message", "id": "2", "message": {"role": "toolResult", "toolCallId": "a", "toolName": "bash", "isError": true}}),
+        json!({"type": "message", "id": "3", "message": {"role": "toolResult", "toolCallId": "b", "toolName": "read", "isError": true, "durationMs": 1}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let report = check(&parse_lines(text.as_bytes()).unwrap());
+    assert_eq!(
+        report.problems,
+        [
+            "not settled (session file has no events)",
+            "the last tool batch has errors: b (read)",
+            "the last tool batch has calls blocked by a hook: a (bash)",
+        ]
+    );
+    assert!(report.tool_calls[0].blocked_by_hook && !report.tool_calls[1].blocked_by_hook);
+}
