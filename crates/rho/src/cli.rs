@@ -19,6 +19,8 @@ pub enum Mode {
     Json,
     /// Pi's RPC protocol over stdin/stdout.
     Rpc,
+    /// The Agent Client Protocol over stdin/stdout (`rho acp`).
+    Acp,
 }
 
 const EXAMPLES: &str = "\

@@ -40,7 +40,8 @@ pub fn check_raw(args: &[OsString]) -> Result<(), String> {
             "--mode" if missing => return Err("--mode requires text, json, or rpc".to_owned()),
             "--mode" => {
                 let mode = next.unwrap_or_default();
-                if !["text", "json", "rpc"].contains(&mode) {
+                // `acp` is rho's own (`rho acp`); the message keeps Pi's words.
+                if !["text", "json", "rpc", "acp"].contains(&mode) {
                     return Err(format!(
                         "Invalid mode \"{mode}\". Valid values: text, json, rpc"
                     ));

@@ -1,6 +1,7 @@
 //! The `rho` binary: flags, modes and exit codes. Everything below the edge lives in the library
 //! crates; this file only wires them together.
 
+mod acp;
 mod argv;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod argv_mask;
@@ -51,7 +52,12 @@ fn main() -> ExitCode {
         Some(first) if first == "mcp" => return ExitCode::from(mcp::main(args)),
         _ => {}
     }
-    let parsed = cli::Cli::parse_args(std::env::args_os().skip(1));
+    // `rho acp [flags]` is `rho --mode acp [flags]`.
+    let mut argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if argv.first().is_some_and(|first| first == "acp") {
+        argv.splice(0..1, ["--mode".into(), "acp".into()]);
+    }
+    let parsed = cli::Cli::parse_args(argv);
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     argv_mask::mask_api_key();
     let cli = match parsed {

@@ -66,6 +66,7 @@ pub async fn run(mut cli: Cli) -> anyhow::Result<u8> {
     let json = match cli.mode {
         Some(Mode::Json) => true,
         Some(Mode::Rpc) => return crate::rpc::run(&cli).await,
+        Some(Mode::Acp) => return crate::acp::run(&cli).await,
         Some(Mode::Text) | None => false,
     };
     let piped_stdin = !std::io::stdin().is_terminal();

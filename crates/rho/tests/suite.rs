@@ -1,6 +1,7 @@
 //! The crate's integration tests, one module per concern, linked into one test binary
 //! (one link instead of one per file: less time and disk for `cargo test`).
 
+mod acp_agent;
 mod cli_auth;
 mod cli_budget;
 mod cli_compaction;
