@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rho_host::settings::{SettingsPaths, load_global_settings};
 use rho_host::trust::{
-    TrustDecision, TrustInputs, TrustStore, resolve_project_trust, trust_options,
+    TrustDecision, TrustInputs, TrustOption, TrustStore, resolve_project_trust, trust_options,
     trust_requiring_resources,
 };
 use rho_models::{ProcessEnvironment, rho_home};
@@ -82,6 +82,47 @@ pub fn project_trusted(cli: &Cli, cwd: &Path) -> anyhow::Result<bool> {
         .get_or_insert_with(HashMap::new)
         .insert(cwd.to_path_buf(), trusted);
     Ok(trusted)
+}
+
+/// Pi's question about `cwd` — its answers — when nothing has decided the project's trust yet
+/// and it has configuration of its own (`rho acp` asks its client); `None` when decided.
+pub fn undecided(cli: &Cli, cwd: &Path) -> anyhow::Result<Option<Vec<TrustOption>>> {
+    if lock(&DECIDED)
+        .as_ref()
+        .is_some_and(|decided| decided.contains_key(cwd))
+    {
+        return Ok(None);
+    }
+    let home = rho_home(&ProcessEnvironment);
+    let global = load_global_settings(&SettingsPaths::new(home.as_deref(), cwd))?;
+    let store = home.as_deref().map(TrustStore::new);
+    let user_home = std::env::var_os("HOME").map(PathBuf::from);
+    let resources = trust_requiring_resources(cwd, user_home.as_deref());
+    let decision = resolve_project_trust(
+        &TrustInputs {
+            flag: cli.trust_override(),
+            store: store.as_ref(),
+            default: global.default_project_trust.unwrap_or_default(),
+            has_resources: !resources.is_empty(),
+        },
+        cwd,
+    )?;
+    Ok((decision == TrustDecision::Ask).then(|| trust_options(cwd)))
+}
+
+/// Records the answer `chosen` to [`undecided`]'s question as Pi records it; whether the
+/// project is trusted.
+pub fn record_answer(cwd: &Path, chosen: &TrustOption) -> anyhow::Result<bool> {
+    let home = rho_home(&ProcessEnvironment);
+    if let Some(store) = home.as_deref().map(TrustStore::new)
+        && !chosen.updates.is_empty()
+    {
+        store.set_many(&chosen.updates)?;
+    }
+    lock(&DECIDED)
+        .get_or_insert_with(HashMap::new)
+        .insert(cwd.to_path_buf(), chosen.trusted);
+    Ok(chosen.trusted)
 }
 
 fn may_ask() -> bool {

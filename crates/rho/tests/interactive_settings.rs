@@ -84,6 +84,8 @@ fn settings_changes_apply_now_and_are_kept_in_the_global_file_with_its_other_key
         "{panel}"
     );
     tmux.keys(&["Escape"]);
+    // Keys typed while the panel is still up would go to it.
+    tmux.wait_for("the panel closed", |s| !s.contains("theme (setting)"));
     quit(&tmux);
 
     assert_eq!(

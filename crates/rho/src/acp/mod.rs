@@ -8,7 +8,9 @@
 //! gate's and the hooks' questions become `session/request_permission` (`permission.rs`).
 
 mod content;
+mod open;
 mod permission;
+mod replay;
 mod sessions;
 mod updates;
 
@@ -18,12 +20,14 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
-    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
+    LoadSessionRequest, LoadSessionResponse, NewSessionRequest, NewSessionResponse,
+    PromptCapabilities, PromptRequest, SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::{Agent, Client, Error, Stdio};
 use anyhow::bail;
 
-use self::sessions::Sessions;
+use self::sessions::{Sessions, modes};
 use crate::cli::Cli;
 
 /// Serves ACP until stdin ends (exit 0); every session is then ended and flushed.
@@ -49,7 +53,9 @@ pub async fn run(cli: &Cli) -> anyhow::Result<u8> {
 }
 
 async fn serve(sessions: Arc<Sessions>) -> Result<(), Error> {
-    let (for_new, for_prompt, for_cancel) = (sessions.clone(), sessions.clone(), sessions);
+    let (for_new, for_load, for_mode) = (sessions.clone(), sessions.clone(), sessions.clone());
+    let (for_prompt, for_option) = (sessions.clone(), sessions.clone());
+    let for_cancel = sessions;
     Agent
         .v1()
         .name("rho")
@@ -66,8 +72,45 @@ async fn serve(sessions: Arc<Sessions>) -> Result<(), Error> {
                 // free to carry the client's answers.
                 cx.clone().spawn(async move {
                     let created = sessions.create(request, cx).await;
-                    responder.respond_with_result(created.map(NewSessionResponse::new))
+                    responder.respond_with_result(created.map(|(id, mode)| {
+                        let options = sessions.options_of(&id);
+                        NewSessionResponse::new(id)
+                            .modes(modes(mode))
+                            .config_options(options)
+                    }))
                 })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: LoadSessionRequest, responder, cx: ConnectionTo<Client>| {
+                let sessions = for_load.clone();
+                // The replayed updates go out before the answer (the connection keeps order).
+                cx.clone().spawn(async move {
+                    let loaded = sessions.load(request, cx).await;
+                    responder.respond_with_result(
+                        loaded.map(|mode| LoadSessionResponse::new().modes(modes(mode))),
+                    )
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionModeRequest, responder, cx: ConnectionTo<Client>| {
+                let sessions = for_mode.clone();
+                cx.clone().spawn(async move {
+                    let set = sessions.set_mode(request, cx).await;
+                    responder.respond_with_result(set.map(|()| SetSessionModeResponse::new()))
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionConfigOptionRequest,
+                        responder,
+                        _cx: ConnectionTo<Client>| {
+                let set = for_option.set_option(&request);
+                responder.respond_with_result(set.map(SetSessionConfigOptionResponse::new))
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -94,8 +137,8 @@ async fn serve(sessions: Arc<Sessions>) -> Result<(), Error> {
         .await
 }
 
-/// What rho offers: images and embedded resources in prompts. Sessions are not loaded, and
-/// MCP servers the client names are not connected yet: both are said as not offered.
+/// What rho offers: loading sessions, images and embedded resources in prompts. MCP servers
+/// the client names are not connected yet: said as not offered.
 fn initialize(request: &InitializeRequest) -> InitializeResponse {
     let version = if request.protocol_version < ProtocolVersion::V1 {
         request.protocol_version

@@ -141,3 +141,45 @@ impl Approver for AcpApprover {
         .await
     }
 }
+
+/// Pi's trust question about `cwd` as a permission request (its answers as options: trusting
+/// or not, for this session or recorded); the index of the answer chosen.
+pub async fn ask_trust(
+    cx: &ConnectionTo<Client>,
+    session: &SessionId,
+    cwd: &std::path::Path,
+    options: &[rho_host::trust::TrustOption],
+) -> Option<usize> {
+    let choices = options
+        .iter()
+        .enumerate()
+        .map(|(index, option)| {
+            let kind = match (option.trusted, option.updates.is_empty()) {
+                (true, false) => PermissionOptionKind::AllowAlways,
+                (true, true) => PermissionOptionKind::AllowOnce,
+                (false, false) => PermissionOptionKind::RejectAlways,
+                (false, true) => PermissionOptionKind::RejectOnce,
+            };
+            PermissionOption::new(format!("trust-{index}"), option.label.clone(), kind)
+        })
+        .collect();
+    let title = format!(
+        "Trust the project {}? Its .rho/ files (settings, rules, MCP servers, hooks, extensions) change what rho does and may run code.",
+        cwd.display()
+    );
+    let fields = ToolCallUpdateFields::new()
+        .title(title)
+        .kind(agent_client_protocol::v1::schema::ToolKind::Other);
+    let request = RequestPermissionRequest::new(
+        session.clone(),
+        ToolCallUpdate::new("trust", fields),
+        choices,
+    );
+    let answer = cx.send_request(request).block_task().await.ok()?;
+    match answer.outcome {
+        RequestPermissionOutcome::Selected(selected) => {
+            selected.option_id.0.strip_prefix("trust-")?.parse().ok()
+        }
+        _ => None,
+    }
+}

@@ -1,5 +1,5 @@
-//! The sessions of one ACP connection, by id: each built as every mode builds one, its events
-//! forwarded to the client as `session/update`, its prompts run beside the dispatch loop.
+//! The sessions of one ACP connection, by id: opened (`open.rs`), prompted beside the
+//! dispatch loop, cancelled, rebuilt in another permission mode, and ended with the connection.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -7,24 +7,27 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    NewSessionRequest, PromptRequest, PromptResponse, SessionId, StopReason,
+    CurrentModeUpdate, LoadSessionRequest, McpServer, NewSessionRequest, PromptRequest,
+    PromptResponse, SessionConfigOption, SessionConfigOptionCategory, SessionConfigOptionValue,
+    SessionConfigSelectOption, SessionId, SessionMode, SessionModeId, SessionModeState,
+    SessionNotification, SessionUpdate, SetSessionConfigOptionRequest, SetSessionModeRequest,
+    StopReason,
 };
-use agent_client_protocol::{Client, Error, ErrorCode};
-use rho_ai::StopReason as ModelStop;
+use agent_client_protocol::{Client, Error};
+use rho_ai::{StopReason as ModelStop, ThinkingLevel};
+use rho_gate::PermissionMode;
 use rho_host::{AgentSession, SettledReason};
 use rho_stdx::sync::lock;
 
 use super::content::prompt_of;
-use super::permission::AcpApprover;
-use super::updates::Forwarder;
+use super::open::{Opened, Opening, invalid, open};
 use crate::cli::Cli;
-use crate::session_builder::{self, Extras};
-use crate::session_choice::choose_session;
 
 /// One live session.
 struct Live {
     session: AgentSession,
     mcp: Option<Arc<rho_host::mcp::McpHost>>,
+    cwd: PathBuf,
 }
 
 /// The connection's sessions.
@@ -34,8 +37,61 @@ pub struct Sessions {
     live: Mutex<HashMap<String, Live>>,
 }
 
-fn invalid(message: impl Into<String>) -> Error {
-    Error::new(ErrorCode::INVALID_PARAMS, message)
+/// MCP servers named by the client are not connected yet: said, not ignored.
+fn check_servers(servers: &[McpServer]) -> Result<(), Error> {
+    if servers.is_empty() {
+        return Ok(());
+    }
+    Err(invalid(
+        "rho acp does not connect MCP servers named by the client yet: add them to RHO_HOME/mcp.json or the project's .rho/mcp.json",
+    ))
+}
+
+/// The permission modes, as the session's modes.
+pub fn modes(current: PermissionMode) -> SessionModeState {
+    let described = [
+        (
+            PermissionMode::ReadOnly,
+            "Read only",
+            "Tools read; nothing is written.",
+        ),
+        (
+            PermissionMode::WorkspaceWrite,
+            "Workspace write",
+            "Tools write inside the project; bash runs in rho's sandbox.",
+        ),
+        (
+            PermissionMode::Full,
+            "Full access",
+            "No path checks and no sandbox, as Pi; command rules still apply.",
+        ),
+    ];
+    let available = described
+        .into_iter()
+        .map(|(mode, name, description)| {
+            SessionMode::new(mode.as_str(), name).description(description.to_owned())
+        })
+        .collect();
+    SessionModeState::new(current.as_str(), available)
+}
+
+/// The session's options: its thinking level, when its model reasons (the model itself is
+/// chosen by the flags and settings; switching it is not offered yet).
+pub fn config_options(session: &AgentSession) -> Vec<SessionConfigOption> {
+    let (level, reasons) = session
+        .agent()
+        .with_state(|s| (s.thinking_level, s.model.reasoning));
+    if !reasons {
+        return Vec::new();
+    }
+    let levels: Vec<SessionConfigSelectOption> = ThinkingLevel::ALL
+        .into_iter()
+        .map(|level| SessionConfigSelectOption::new(level.as_str(), level.as_str()))
+        .collect();
+    vec![
+        SessionConfigOption::select("thinking", "Thinking", level.as_str(), levels)
+            .category(SessionConfigOptionCategory::ThoughtLevel),
+    ]
 }
 
 impl Sessions {
@@ -53,58 +109,127 @@ impl Sessions {
             .ok_or_else(|| invalid(format!("no session {}", id.0)))
     }
 
+    fn keep(&self, opened: Opened) -> (SessionId, PermissionMode) {
+        lock(&self.live).insert(
+            opened.id.0.to_string(),
+            Live {
+                session: opened.session,
+                mcp: opened.mcp,
+                cwd: opened.cwd,
+            },
+        );
+        (opened.id, opened.mode)
+    }
+
     /// `session/new`: a new session in `cwd`, recorded where the other modes record it.
     pub async fn create(
         &self,
         request: NewSessionRequest,
         cx: ConnectionTo<Client>,
-    ) -> Result<SessionId, Error> {
-        if !request.mcp_servers.is_empty() {
-            return Err(invalid(
-                "rho acp does not connect MCP servers named by the client yet: add them to RHO_HOME/mcp.json or the project's .rho/mcp.json",
-            ));
-        }
-        let cwd: PathBuf = request.cwd;
-        if !cwd.is_absolute() || !cwd.is_dir() {
+    ) -> Result<(SessionId, PermissionMode), Error> {
+        check_servers(&request.mcp_servers)?;
+        let opened = open(self.cli.clone(), request.cwd, cx, Opening::New).await?;
+        Ok(self.keep(opened))
+    }
+
+    /// `session/load`: the session with this id (as `--session <id>` finds it), its
+    /// transcript sent again as updates before the answer.
+    pub async fn load(
+        &self,
+        request: LoadSessionRequest,
+        cx: ConnectionTo<Client>,
+    ) -> Result<PermissionMode, Error> {
+        check_servers(&request.mcp_servers)?;
+        if lock(&self.live).contains_key(request.session_id.0.as_ref()) {
             return Err(invalid(format!(
-                "cwd must be an absolute path to a directory, got {}",
-                cwd.display()
+                "session {} is already open",
+                request.session_id.0
             )));
         }
-        let approver = Arc::new(AcpApprover::new(cx.clone()));
-        let forwarder = Arc::new(Forwarder::new(cx, approver.clone()));
         let mut cli = self.cli.clone();
-        let extras = Extras {
-            approver: Some(approver.clone()),
-            ..Extras::default()
+        cli.session = Some(request.session_id.0.to_string());
+        let opened = open(cli, request.cwd, cx, Opening::Load).await?;
+        if opened.id != request.session_id {
+            let found = opened.id.0.to_string();
+            self.keep(opened);
+            return Err(invalid(format!(
+                "session {} was found as {found}",
+                request.session_id.0
+            )));
+        }
+        Ok(self.keep(opened).1)
+    }
+
+    /// `session/set_mode`: the session built again on its file with the gate of that mode.
+    pub async fn set_mode(
+        &self,
+        request: SetSessionModeRequest,
+        cx: ConnectionTo<Client>,
+    ) -> Result<(), Error> {
+        let mode: PermissionMode = request.mode_id.0.parse().map_err(|_| {
+            invalid(format!(
+                "no mode {}: the modes are {}",
+                request.mode_id.0,
+                PermissionMode::NAMES.join(", ")
+            ))
+        })?;
+        let id = request.session_id.0.to_string();
+        let Some(old) = lock(&self.live).remove(&id) else {
+            return Err(invalid(format!("no session {id}")));
         };
-        // Settings, keys (a `!command` may run for seconds), the workspace and the file.
-        let built = tokio::task::spawn_blocking(move || {
-            let home = rho_models::rho_home(&rho_models::ProcessEnvironment);
-            let target = choose_session(&cli, &cwd, home.as_deref())?;
-            let chosen = session_builder::choose(&mut cli, &target, &cwd)?;
-            session_builder::build_chosen(&cli, chosen, target, extras)
-        })
-        .await
-        .map_err(|e| Error::internal_error().data(e.to_string()))?
-        .map_err(|e| invalid(format!("{e:#}")))?;
-        let id = SessionId::new(built.header.id.clone());
-        approver.bind(id.clone());
-        forwarder.bind(
-            id.clone(),
-            built.run_cwd.clone(),
-            built.model.context_window,
-        );
-        let forward = forwarder.clone();
-        built.session.subscribe(move |event| forward.forward(event));
-        lock(&self.live).insert(
-            built.header.id.clone(),
-            Live {
-                session: built.session,
-                mcp: built.mcp,
-            },
-        );
-        Ok(id)
+        old.session.abort().await;
+        old.session.record().flush().await;
+        let file = old.session.record().detach();
+        if let Some(mcp) = old.mcp {
+            mcp.shutdown().await;
+        }
+        let Some(file) = file else {
+            return Err(invalid(format!("session {id} has no file to go on with")));
+        };
+        let mut cli = self.cli.clone();
+        cli.permission = Some(mode);
+        let opened = open(cli, old.cwd, cx.clone(), Opening::Rebuild(Box::new(file))).await?;
+        let (id, _) = self.keep(opened);
+        let update = SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(SessionModeId::new(
+            mode.as_str(),
+        )));
+        let _ = cx.send_notification(SessionNotification::new(id, update));
+        Ok(())
+    }
+
+    /// The session's options ([`config_options`]).
+    pub fn options_of(&self, id: &SessionId) -> Vec<SessionConfigOption> {
+        self.session(id)
+            .map(|session| config_options(&session))
+            .unwrap_or_default()
+    }
+
+    /// `session/set_config_option`: the thinking level, recorded in the session as a
+    /// `thinking_level_change`; the options as they now are.
+    pub fn set_option(
+        &self,
+        request: &SetSessionConfigOptionRequest,
+    ) -> Result<Vec<SessionConfigOption>, Error> {
+        let session = self.session(&request.session_id)?;
+        if request.config_id.0.as_ref() != "thinking" || config_options(&session).is_empty() {
+            return Err(invalid(format!(
+                "no option {} in this session",
+                request.config_id.0
+            )));
+        }
+        let level = match &request.value {
+            SessionConfigOptionValue::ValueId { value } => ThinkingLevel::parse(&value.0),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            invalid("the thinking level is one of off, minimal, low, medium, high, xhigh, max")
+        })?;
+        session.agent().update_state(|s| s.thinking_level = level);
+        session
+            .record()
+            .record_thinking_level(level)
+            .map_err(|e| Error::internal_error().data(e.to_string()))?;
+        Ok(config_options(&session))
     }
 
     /// `session/prompt`: runs the prompt to its end; the stop reason says how it ended.
@@ -156,7 +281,7 @@ impl Sessions {
     pub async fn shut_down(&self) {
         let live: Vec<Live> = lock(&self.live).drain().map(|(_, live)| live).collect();
         rho_models::kill_running_commands();
-        for Live { session, mcp } in live {
+        for Live { session, mcp, .. } in live {
             session.abort().await;
             session.end("exit").await;
             session.record().flush().await;

@@ -106,11 +106,7 @@ impl Forwarder {
             } => {
                 self.approver.checking(tool_call_id);
                 lock(&self.calls).insert(tool_call_id.clone(), args.clone());
-                let call = ToolCall::new(tool_call_id.clone(), title(tool_name, args))
-                    .kind(kind(tool_name))
-                    .status(ToolCallStatus::InProgress)
-                    .locations(locations(tool_name, args, &bound.cwd))
-                    .raw_input(args.clone());
+                let call = tool_call(tool_call_id, tool_name, args, &bound.cwd);
                 self.send(bound, SessionUpdate::ToolCall(call));
             }
             AgentEvent::ToolExecutionUpdate {
@@ -136,38 +132,70 @@ impl Forwarder {
                 ..
             } => {
                 let args = lock(&self.calls).remove(tool_call_id);
-                let mut content: Vec<ToolCallContent> = Vec::new();
-                if !is_error && let Some(args) = &args {
-                    content.extend(diffs(tool_name, args, &bound.cwd));
-                }
-                let text = result
-                    .content
-                    .iter()
-                    .filter_map(|block| block.as_text())
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                if !text.is_empty() {
-                    content.push(ContentBlock::from(text).into());
-                }
-                let status = if *is_error {
-                    ToolCallStatus::Failed
-                } else {
-                    ToolCallStatus::Completed
+                let end = ToolEnd {
+                    id: tool_call_id,
+                    tool: tool_name,
+                    args: args.as_ref(),
+                    content: &result.content,
+                    is_error: *is_error,
+                    raw_output: serde_json::to_value(result).ok(),
                 };
-                let fields = ToolCallUpdateFields::new()
-                    .status(status)
-                    .content(content)
-                    .raw_output(serde_json::to_value(result).ok());
-                self.send(
-                    bound,
-                    SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
-                        tool_call_id.clone(),
-                        fields,
-                    )),
-                );
+                self.send(bound, SessionUpdate::ToolCallUpdate(end.update(&bound.cwd)));
             }
             _ => {}
         }
+    }
+}
+
+/// A call that started: in progress, with its title, kind, files and arguments.
+pub fn tool_call(id: &str, tool: &str, args: &Value, cwd: &Path) -> ToolCall {
+    ToolCall::new(id.to_owned(), title(tool, args))
+        .kind(kind(tool))
+        .status(ToolCallStatus::InProgress)
+        .locations(locations(tool, args, cwd))
+        .raw_input(args.clone())
+}
+
+/// How a call ended.
+pub struct ToolEnd<'a> {
+    pub id: &'a str,
+    pub tool: &'a str,
+    /// Its arguments, when known (an `edit`'s become its diff).
+    pub args: Option<&'a Value>,
+    /// The result's content.
+    pub content: &'a [rho_ai::ContentBlock],
+    pub is_error: bool,
+    pub raw_output: Option<Value>,
+}
+
+impl ToolEnd<'_> {
+    /// `completed` or `failed`, with the change as diffs (when it succeeded) and the text.
+    pub fn update(self, cwd: &Path) -> ToolCallUpdate {
+        let mut content: Vec<ToolCallContent> = Vec::new();
+        if !self.is_error
+            && let Some(args) = self.args
+        {
+            content.extend(diffs(self.tool, args, cwd));
+        }
+        let text = self
+            .content
+            .iter()
+            .filter_map(|block| block.as_text())
+            .collect::<Vec<_>>()
+            .join("\n");
+        if !text.is_empty() {
+            content.push(ContentBlock::from(text).into());
+        }
+        let status = if self.is_error {
+            ToolCallStatus::Failed
+        } else {
+            ToolCallStatus::Completed
+        };
+        let fields = ToolCallUpdateFields::new()
+            .status(status)
+            .content(content)
+            .raw_output(self.raw_output);
+        ToolCallUpdate::new(self.id.to_owned(), fields)
     }
 }
 

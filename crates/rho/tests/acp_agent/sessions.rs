@@ -1,0 +1,152 @@
+//! Sessions: loaded from a file another mode wrote, rebuilt in another permission mode, and
+//! the project's trust asked of the client.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use agent_client_protocol::v1::schema::{
+    ContentBlock, PermissionOptionKind, SessionUpdate, StopReason, ToolCallStatus,
+};
+use serde_json::{Value, json};
+
+use super::client::{Answers, Flow, call, connect, text, workspace};
+
+#[test]
+fn a_session_written_by_rho_p_is_loaded_as_its_updates_and_goes_on() {
+    let ws = workspace(json!([
+        [call("read", json!({"path": "a.txt"}))],
+        [{"type": "thinking", "text": "it says alpha"}, {"type": "text", "text": "It says alpha."}]
+    ]));
+    std::fs::write(ws.project.join("a.txt"), "alpha\n").unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_rho"))
+        .current_dir(&ws.project)
+        .env("RHO_HOME", &ws.home)
+        .env("HOME", &ws.home)
+        .args(["--mode", "json", "--faux-script"])
+        .arg(&ws.script)
+        .arg("what does a.txt say?")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let header: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    let id = header["id"].as_str().unwrap().to_owned();
+    let next = json!({"turns": [[{"type": "text", "text": "Still alpha."}]]});
+    std::fs::write(&ws.script, next.to_string()).unwrap();
+
+    let (updates, _, stop) = connect(
+        &ws,
+        Flow::Load(id, text("and now?")),
+        Answers::default(),
+        false,
+    );
+    assert_eq!(stop, StopReason::EndTurn);
+    let chunk = |label: &str, block: &ContentBlock| match block {
+        ContentBlock::Text(t) => Some(format!("{label}: {}", t.text)),
+        _ => None,
+    };
+    let told: Vec<String> = updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::UserMessageChunk(c) => chunk("user", &c.content),
+            SessionUpdate::AgentMessageChunk(c) => chunk("agent", &c.content),
+            SessionUpdate::AgentThoughtChunk(c) => chunk("thought", &c.content),
+            SessionUpdate::ToolCall(call) => Some(format!("call: {}", call.title)),
+            SessionUpdate::ToolCallUpdate(update) => {
+                update.fields.status.map(|s| format!("end: {s:?}"))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        told,
+        [
+            "user: what does a.txt say?",
+            "call: Read a.txt",
+            "end: Completed",
+            "thought: it says alpha",
+            "agent: It says alpha.",
+            "agent: Still alpha."
+        ]
+    );
+    // One file, grown by the new prompt.
+    let dir = std::fs::read_dir(ws.home.join("sessions"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let files: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(text.contains("and now?") && text.contains("Still alpha."));
+}
+
+#[test]
+fn a_session_switched_to_read_only_refuses_a_write_and_says_its_mode() {
+    let ws = workspace(json!([
+        [call("write", json!({"path": "new.txt", "content": "x"}))],
+        [{"type": "text", "text": "done"}]
+    ]));
+    let (updates, _, stop) = connect(
+        &ws,
+        Flow::Mode("read-only", text("write it")),
+        Answers::default(),
+        false,
+    );
+    assert_eq!(stop, StopReason::EndTurn);
+    assert!(updates.iter().any(|u| matches!(
+        u,
+        SessionUpdate::CurrentModeUpdate(m) if m.current_mode_id.0.as_ref() == "read-only"
+    )));
+    let failed = updates.iter().any(|u| {
+        matches!(
+            u,
+            SessionUpdate::ToolCallUpdate(update)
+                if update.fields.status == Some(ToolCallStatus::Failed)
+        )
+    });
+    assert!(failed, "{updates:?}");
+    assert!(!ws.project.join("new.txt").exists());
+}
+
+#[test]
+fn an_undecided_projects_trust_is_asked_of_the_client_and_the_answer_holds() {
+    for (answer, refused) in [
+        (PermissionOptionKind::AllowOnce, true),
+        (PermissionOptionKind::RejectOnce, false),
+    ] {
+        let ws = workspace(json!([
+            [call("bash", json!({"command": "echo hi"}))],
+            [{"type": "text", "text": "done"}]
+        ]));
+        let dot = ws.project.join(".rho");
+        std::fs::create_dir_all(&dot).unwrap();
+        std::fs::write(
+            dot.join("rules.toml"),
+            "[[rule]]\ndecision = \"deny\"\nprefix = \"echo\"\n",
+        )
+        .unwrap();
+        let answers: Answers = Arc::new(Mutex::new(vec![answer]));
+        let (updates, asked, _) = connect(&ws, Flow::Prompt(text("go")), answers, false);
+        assert_eq!(asked.len(), 1);
+        assert_eq!(asked[0].tool_call.tool_call_id.0.as_ref(), "trust");
+        let title = asked[0].tool_call.fields.title.clone().unwrap_or_default();
+        assert!(title.starts_with("Trust the project "), "{title}");
+        assert_eq!(asked[0].options.len(), 5);
+        // Trusted, the project's deny rule refuses the command; untrusted, it runs.
+        let failed = updates.iter().any(|u| {
+            matches!(
+                u,
+                SessionUpdate::ToolCallUpdate(update)
+                    if update.fields.status == Some(ToolCallStatus::Failed)
+            )
+        });
+        assert_eq!(failed, refused, "{answer:?}: {updates:?}");
+        // "this session only" records nothing.
+        assert!(!ws.home.join("trust.json").exists());
+    }
+}
