@@ -29,6 +29,8 @@ pub enum Scope {
     Global,
     /// The project's `.rho/mcp.json`.
     Project,
+    /// Given by the editor over ACP (`session/new`'s `mcpServers`): nothing to save it to.
+    Client,
 }
 
 impl Scope {
@@ -37,6 +39,7 @@ impl Scope {
         match self {
             Scope::Global => "global",
             Scope::Project => "project",
+            Scope::Client => "client",
         }
     }
 }
@@ -273,6 +276,12 @@ impl McpConfig {
         self.servers.iter().filter(|s| s.config.enabled())
     }
 
+    /// A server the ACP client names (`entry` in `mcp.json`'s shape, its values taken as
+    /// written); it replaces a configured server of the same name, as a project's would.
+    pub fn add_client_server(&mut self, name: &str, entry: Value) -> Result<(), String> {
+        self.add_entry(Path::new("(the ACP client)"), Scope::Client, name, entry)
+    }
+
     fn read_file(&mut self, path: &Path, scope: Scope) {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
@@ -361,7 +370,7 @@ impl McpConfig {
                 other.name
             ));
         }
-        if scope == Scope::Project && config.auth_provider().is_some() {
+        if scope != Scope::Global && config.auth_provider().is_some() {
             return Err(format!(
                 "server \"{name}\": auth is only allowed in the global mcp.json"
             ));

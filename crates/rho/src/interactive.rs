@@ -84,6 +84,7 @@ pub async fn run(cli: Cli, target: SessionTarget, cwd: &Path) -> anyhow::Result<
         context_hooks: Some(context_hooks.clone()),
         elicitor: Some(elicitor.clone()),
         hook_approver: None,
+        mcp_servers: Vec::new(),
     };
     let open_picker = cli.resume;
     let theme = slash_host::run_theme(&cli, home.as_deref(), &chosen.run_cwd);

@@ -213,6 +213,8 @@ pub struct Extras {
     /// Decides the calls a `PreToolUse` hook asks about, when `approver` does not (RPC: the
     /// client, through Pi's extension UI).
     pub hook_approver: Option<Arc<dyn rho_host::gate::Approver>>,
+    /// MCP servers the ACP client names, in `mcp.json`'s shape, beside the configured ones.
+    pub mcp_servers: Vec<(String, serde_json::Value)>,
 }
 
 /// What a run is about to use, chosen before anything is created: where it runs, its settings
@@ -292,7 +294,14 @@ pub fn kit(
     extras: Extras,
 ) -> anyhow::Result<SessionKit> {
     let local = model.provider == crate::local::LOCAL;
-    let mut workspace = setup::workspace(cli, &settings, cwd, local, extras.elicitor)?;
+    let mut workspace = setup::workspace(
+        cli,
+        &settings,
+        cwd,
+        local,
+        extras.elicitor,
+        &extras.mcp_servers,
+    )?;
     if let Some(approver) = extras.approver.clone() {
         workspace.gate =
             Arc::new(rho_host::gate::Gate::new(workspace.policy.clone()).with_approver(approver));

@@ -228,6 +228,7 @@ impl Switcher {
                 context_hooks: state.context_hooks.clone(),
                 elicitor: state.elicitor.clone(),
                 hook_approver: None,
+                mcp_servers: Vec::new(),
             };
             let cwd = state.cwd.clone();
             // Settings, keys (a `!command` may run for seconds), the workspace and the file are

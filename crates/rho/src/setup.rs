@@ -121,6 +121,7 @@ pub fn workspace(
     cwd: &Path,
     local: bool,
     elicitor: Option<Arc<dyn rho_mcp::Elicitor>>,
+    client_servers: &[(String, serde_json::Value)],
 ) -> anyhow::Result<Workspace> {
     let home = rho_home(&ProcessEnvironment);
     let mode: PermissionMode = cli.permission.or(settings.permission).unwrap_or_default();
@@ -170,7 +171,7 @@ pub fn workspace(
     let mcp = if local {
         None
     } else {
-        crate::mcp::start(cli, cwd, trusted, &policy, elicitor)
+        crate::mcp::start(cli, cwd, trusted, &policy, elicitor, client_servers)
     };
     let excluded = |name: &str| {
         cli.exclude_tools

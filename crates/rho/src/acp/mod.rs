@@ -11,6 +11,7 @@ mod content;
 mod open;
 mod permission;
 mod replay;
+mod servers;
 mod sessions;
 mod updates;
 
@@ -20,8 +21,8 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
-    LoadSessionRequest, LoadSessionResponse, NewSessionRequest, NewSessionResponse,
-    PromptCapabilities, PromptRequest, SetSessionConfigOptionRequest,
+    LoadSessionRequest, LoadSessionResponse, McpCapabilities, NewSessionRequest,
+    NewSessionResponse, PromptCapabilities, PromptRequest, SetSessionConfigOptionRequest,
     SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::{Agent, Client, Error, Stdio};
@@ -137,8 +138,8 @@ async fn serve(sessions: Arc<Sessions>) -> Result<(), Error> {
         .await
 }
 
-/// What rho offers: loading sessions, images and embedded resources in prompts. MCP servers
-/// the client names are not connected yet: said as not offered.
+/// What rho offers: loading sessions, images and embedded resources in prompts, the client's
+/// MCP servers over stdio and streamable HTTP (not the legacy SSE).
 fn initialize(request: &InitializeRequest) -> InitializeResponse {
     let version = if request.protocol_version < ProtocolVersion::V1 {
         request.protocol_version
@@ -148,7 +149,9 @@ fn initialize(request: &InitializeRequest) -> InitializeResponse {
     InitializeResponse::new(version)
         .agent_capabilities(
             AgentCapabilities::new()
-                .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true)),
+                .load_session(true)
+                .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true))
+                .mcp_capabilities(McpCapabilities::new().http(true)),
         )
         .agent_info(Implementation::new("rho", env!("CARGO_PKG_VERSION")))
 }

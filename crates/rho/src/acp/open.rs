@@ -35,6 +35,8 @@ pub struct Opened {
     pub mcp: Option<Arc<rho_host::mcp::McpHost>>,
     pub cwd: PathBuf,
     pub mode: PermissionMode,
+    /// The MCP servers the client named.
+    pub servers: Vec<(String, serde_json::Value)>,
 }
 
 pub fn invalid(message: impl Into<String>) -> Error {
@@ -51,6 +53,7 @@ pub async fn open(
     cwd: PathBuf,
     cx: ConnectionTo<Client>,
     opening: Opening,
+    servers: Vec<(String, serde_json::Value)>,
 ) -> Result<Opened, Error> {
     if !cwd.is_absolute() || !cwd.is_dir() {
         return Err(invalid(format!(
@@ -105,6 +108,7 @@ pub async fn open(
     let forwarder = Arc::new(Forwarder::new(cx.clone(), approver.clone()));
     let extras = Extras {
         approver: Some(approver.clone()),
+        mcp_servers: servers.clone(),
         ..Extras::default()
     };
     // Settings, keys (a `!command` may run for seconds), the workspace and the file.
@@ -142,6 +146,7 @@ pub async fn open(
         mcp: built.mcp,
         cwd: built.run_cwd,
         mode,
+        servers,
     })
 }
 

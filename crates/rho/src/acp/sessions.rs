@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    CurrentModeUpdate, LoadSessionRequest, McpServer, NewSessionRequest, PromptRequest,
-    PromptResponse, SessionConfigOption, SessionConfigOptionCategory, SessionConfigOptionValue,
+    CurrentModeUpdate, LoadSessionRequest, NewSessionRequest, PromptRequest, PromptResponse,
+    SessionConfigOption, SessionConfigOptionCategory, SessionConfigOptionValue,
     SessionConfigSelectOption, SessionId, SessionMode, SessionModeId, SessionModeState,
     SessionNotification, SessionUpdate, SetSessionConfigOptionRequest, SetSessionModeRequest,
     StopReason,
@@ -21,6 +21,7 @@ use rho_stdx::sync::lock;
 
 use super::content::prompt_of;
 use super::open::{Opened, Opening, invalid, open};
+use super::servers::client_servers;
 use crate::cli::Cli;
 
 /// One live session.
@@ -28,6 +29,8 @@ struct Live {
     session: AgentSession,
     mcp: Option<Arc<rho_host::mcp::McpHost>>,
     cwd: PathBuf,
+    /// The MCP servers the client named for it.
+    servers: Vec<(String, serde_json::Value)>,
 }
 
 /// The connection's sessions.
@@ -35,16 +38,6 @@ pub struct Sessions {
     /// The command line `rho acp` was started with: every session's flags.
     cli: Cli,
     live: Mutex<HashMap<String, Live>>,
-}
-
-/// MCP servers named by the client are not connected yet: said, not ignored.
-fn check_servers(servers: &[McpServer]) -> Result<(), Error> {
-    if servers.is_empty() {
-        return Ok(());
-    }
-    Err(invalid(
-        "rho acp does not connect MCP servers named by the client yet: add them to RHO_HOME/mcp.json or the project's .rho/mcp.json",
-    ))
 }
 
 /// The permission modes, as the session's modes.
@@ -116,6 +109,7 @@ impl Sessions {
                 session: opened.session,
                 mcp: opened.mcp,
                 cwd: opened.cwd,
+                servers: opened.servers,
             },
         );
         (opened.id, opened.mode)
@@ -127,8 +121,8 @@ impl Sessions {
         request: NewSessionRequest,
         cx: ConnectionTo<Client>,
     ) -> Result<(SessionId, PermissionMode), Error> {
-        check_servers(&request.mcp_servers)?;
-        let opened = open(self.cli.clone(), request.cwd, cx, Opening::New).await?;
+        let servers = client_servers(&request.mcp_servers)?;
+        let opened = open(self.cli.clone(), request.cwd, cx, Opening::New, servers).await?;
         Ok(self.keep(opened))
     }
 
@@ -139,7 +133,7 @@ impl Sessions {
         request: LoadSessionRequest,
         cx: ConnectionTo<Client>,
     ) -> Result<PermissionMode, Error> {
-        check_servers(&request.mcp_servers)?;
+        let servers = client_servers(&request.mcp_servers)?;
         if lock(&self.live).contains_key(request.session_id.0.as_ref()) {
             return Err(invalid(format!(
                 "session {} is already open",
@@ -148,7 +142,7 @@ impl Sessions {
         }
         let mut cli = self.cli.clone();
         cli.session = Some(request.session_id.0.to_string());
-        let opened = open(cli, request.cwd, cx, Opening::Load).await?;
+        let opened = open(cli, request.cwd, cx, Opening::Load, servers).await?;
         if opened.id != request.session_id {
             let found = opened.id.0.to_string();
             self.keep(opened);
@@ -188,7 +182,8 @@ impl Sessions {
         };
         let mut cli = self.cli.clone();
         cli.permission = Some(mode);
-        let opened = open(cli, old.cwd, cx.clone(), Opening::Rebuild(Box::new(file))).await?;
+        let rebuilt = Opening::Rebuild(Box::new(file));
+        let opened = open(cli, old.cwd, cx.clone(), rebuilt, old.servers).await?;
         let (id, _) = self.keep(opened);
         let update = SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(SessionModeId::new(
             mode.as_str(),

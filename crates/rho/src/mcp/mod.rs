@@ -46,13 +46,21 @@ pub fn start(
     trusted: bool,
     policy: &GatePolicy,
     elicitor: Option<Arc<dyn Elicitor>>,
+    client_servers: &[(String, serde_json::Value)],
 ) -> Option<Arc<McpHost>> {
     if cli.no_mcp {
         return None;
     }
     let home = rho_home(&ProcessEnvironment)?;
     // Without servers the host is empty and costs nothing; it still answers `/mcp`.
-    let config = McpConfig::load(&home, cwd, trusted);
+    let mut config = McpConfig::load(&home, cwd, trusted);
+    for (name, entry) in client_servers {
+        if let Err(error) = config.add_client_server(name, entry.clone()) {
+            config
+                .errors
+                .push(format!("the ACP client's servers: {error}"));
+        }
+    }
     let (context, receiver) = context(
         &home,
         cwd,

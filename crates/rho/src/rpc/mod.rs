@@ -100,6 +100,7 @@ fn start(cli: &Cli) -> anyhow::Result<(Arc<Host>, Option<Restore>)> {
         context_hooks: Some(Arc::new(user_bash::UserBashContext)),
         elicitor: Some(Arc::new(rho_host::mcp::DialogElicitor::new(ui.clone()))),
         hook_approver: Some(Arc::new(rho_host::ui::UiApprover::new(ui.clone()))),
+        mcp_servers: Vec::new(),
     };
     let kit = session_builder::kit(cli, &cwd, settings, &first.entry.model, first.route, extras)?;
     let (file, context) = session_builder::record_for(target, &cwd);

@@ -7,10 +7,11 @@ use std::sync::{Arc, Mutex};
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ContentBlock, InitializeRequest, LoadSessionRequest, NewSessionRequest,
-    PermissionOptionKind, PromptRequest, RequestPermissionOutcome, RequestPermissionRequest,
-    RequestPermissionResponse, SelectedPermissionOutcome, SessionId, SessionModeId,
-    SessionNotification, SessionUpdate, SetSessionModeRequest, StopReason, TextContent,
+    CancelNotification, ContentBlock, InitializeRequest, LoadSessionRequest, McpServer,
+    NewSessionRequest, PermissionOptionKind, PromptRequest, RequestPermissionOutcome,
+    RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome, SessionId,
+    SessionModeId, SessionNotification, SessionUpdate, SetSessionModeRequest, StopReason,
+    TextContent,
 };
 use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client};
 use serde_json::{Value, json};
@@ -79,6 +80,8 @@ pub(crate) enum Flow {
     Load(String, Vec<ContentBlock>),
     /// A new session switched to this permission mode, then one prompt.
     Mode(&'static str, Vec<ContentBlock>),
+    /// A new session with these MCP servers of the client's, then one prompt.
+    Servers(Vec<McpServer>, Vec<ContentBlock>),
 }
 
 pub(crate) fn connect(
@@ -158,6 +161,13 @@ pub(crate) fn connect(
                         .block_task()
                         .await?;
                         (id, prompt)
+                    }
+                    Flow::Servers(servers, prompt) => {
+                        let made = cx
+                            .send_request(NewSessionRequest::new(project).mcp_servers(servers))
+                            .block_task()
+                            .await?;
+                        (made.session_id, prompt)
                     }
                     Flow::Load(id, prompt) => {
                         let id = SessionId::new(id);

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, PermissionOptionKind, SessionUpdate, StopReason, ToolCallStatus,
+    ContentBlock, EnvVariable, McpServer, McpServerStdio, PermissionOptionKind, SessionUpdate,
+    StopReason, ToolCallStatus,
 };
 use serde_json::{Value, json};
 
@@ -149,4 +150,45 @@ fn an_undecided_projects_trust_is_asked_of_the_client_and_the_answer_holds() {
         // "this session only" records nothing.
         assert!(!ws.home.join("trust.json").exists());
     }
+}
+
+#[test]
+fn an_mcp_server_the_client_names_is_connected_and_its_tool_runs() {
+    let ws = workspace(json!([
+        [call("mcp__demo__echo", json!({"text": "hi"}))],
+        [{"type": "text", "text": "done"}]
+    ]));
+    let scripted = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../rho-mcp/tests/servers/scripted.py");
+    let server = McpServer::Stdio(
+        McpServerStdio::new("demo", "python3")
+            .args(vec![
+                scripted.display().to_string(),
+                "--no-resources".to_owned(),
+            ])
+            .env(vec![EnvVariable::new("NOT_EXPANDED", "!echo run")]),
+    );
+    let (updates, _, stop) = connect(
+        &ws,
+        Flow::Servers(vec![server], text("echo")),
+        Answers::default(),
+        false,
+    );
+    assert_eq!(stop, StopReason::EndTurn);
+    let ended = updates
+        .iter()
+        .find_map(|u| match u {
+            SessionUpdate::ToolCallUpdate(update) if update.fields.status.is_some() => {
+                Some(update.clone())
+            }
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        ended.fields.status,
+        Some(ToolCallStatus::Completed),
+        "{ended:?}"
+    );
+    let content = format!("{:?}", ended.fields.content);
+    assert!(content.contains("echo: hi"), "{content}");
 }
