@@ -339,6 +339,8 @@ pub struct Built {
     pub router: Arc<RoutedProvider>,
     /// The MCP servers, to stop at the end.
     pub mcp: Option<Arc<rho_host::mcp::McpHost>>,
+    /// Skills and prompt templates (what `/` commands a client may offer).
+    pub resources: Arc<rho_host::prompt::PromptResources>,
 }
 
 /// Builds the session `chosen` describes on `target` (`-p`, `--mode json`, interactive).
@@ -386,6 +388,7 @@ pub fn build_chosen(
         run_cwd,
         auto_compact: kit.compaction.enabled,
         router: kit.router,
+        resources: kit.workspace.resources,
         mcp: kit.workspace.mcp,
     })
 }

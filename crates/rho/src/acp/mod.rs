@@ -7,6 +7,7 @@
 //! prompt on it while its events become `session/update` notifications (`updates.rs`); the
 //! gate's and the hooks' questions become `session/request_permission` (`permission.rs`).
 
+mod commands;
 mod content;
 mod open;
 mod permission;

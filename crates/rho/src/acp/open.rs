@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_client_protocol::v1::ConnectionTo;
-use agent_client_protocol::v1::schema::{SessionId, SessionNotification};
+use agent_client_protocol::v1::schema::{SessionId, SessionNotification, SessionUpdate};
 use agent_client_protocol::{Client, Error, ErrorCode};
 use rho_gate::PermissionMode;
 use rho_host::AgentSession;
@@ -37,6 +37,8 @@ pub struct Opened {
     pub mode: PermissionMode,
     /// The MCP servers the client named.
     pub servers: Vec<(String, serde_json::Value)>,
+    /// The connection it talks on.
+    pub cx: ConnectionTo<Client>,
 }
 
 pub fn invalid(message: impl Into<String>) -> Error {
@@ -132,6 +134,9 @@ pub async fn open(
             let _ = cx.send_notification(SessionNotification::new(id.clone(), update));
         }
     }
+    let commands =
+        SessionUpdate::AvailableCommandsUpdate(super::commands::available(&built.resources));
+    let _ = cx.send_notification(SessionNotification::new(id.clone(), commands));
     approver.bind(id.clone());
     forwarder.bind(
         id.clone(),
@@ -147,6 +152,7 @@ pub async fn open(
         cwd: built.run_cwd,
         mode,
         servers,
+        cx,
     })
 }
 

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    CurrentModeUpdate, LoadSessionRequest, NewSessionRequest, PromptRequest, PromptResponse,
-    SessionConfigOption, SessionConfigOptionCategory, SessionConfigOptionValue,
+    ContentChunk, CurrentModeUpdate, LoadSessionRequest, NewSessionRequest, PromptRequest,
+    PromptResponse, SessionConfigOption, SessionConfigOptionCategory, SessionConfigOptionValue,
     SessionConfigSelectOption, SessionId, SessionMode, SessionModeId, SessionModeState,
     SessionNotification, SessionUpdate, SetSessionConfigOptionRequest, SetSessionModeRequest,
     StopReason,
@@ -19,6 +19,7 @@ use rho_gate::PermissionMode;
 use rho_host::{AgentSession, SettledReason};
 use rho_stdx::sync::lock;
 
+use super::commands::compact_request;
 use super::content::prompt_of;
 use super::open::{Opened, Opening, invalid, open};
 use super::servers::client_servers;
@@ -31,6 +32,8 @@ struct Live {
     cwd: PathBuf,
     /// The MCP servers the client named for it.
     servers: Vec<(String, serde_json::Value)>,
+    /// The connection it talks on.
+    cx: ConnectionTo<Client>,
 }
 
 /// The connection's sessions.
@@ -110,6 +113,7 @@ impl Sessions {
                 mcp: opened.mcp,
                 cwd: opened.cwd,
                 servers: opened.servers,
+                cx: opened.cx,
             },
         );
         (opened.id, opened.mode)
@@ -236,6 +240,17 @@ impl Sessions {
                 "a prompt is already running in this session: wait for its answer or cancel it",
             ));
         }
+        if let Some(instructions) = compact_request(&text) {
+            let said = match session.compact(instructions).await {
+                Ok(result) => format!(
+                    "Compacted: {} tokens before, about {} after.",
+                    result.tokens_before, result.estimated_tokens_after
+                ),
+                Err(error) => format!("Not compacted: {error}"),
+            };
+            self.say(&request.session_id, said);
+            return Ok(PromptResponse::new(StopReason::EndTurn));
+        }
         let settled = session
             .prompt_with_images(&text, images)
             .await
@@ -262,6 +277,18 @@ impl Sessions {
             }
         };
         Ok(PromptResponse::new(stop))
+    }
+
+    /// A message of rho's own to the client, as the agent's.
+    fn say(&self, id: &SessionId, text: String) {
+        let cx = lock(&self.live)
+            .get(id.0.as_ref())
+            .map(|live| live.cx.clone());
+        if let Some(cx) = cx {
+            let chunk = ContentChunk::new(text.into());
+            let update = SessionUpdate::AgentMessageChunk(chunk);
+            let _ = cx.send_notification(SessionNotification::new(id.clone(), update));
+        }
     }
 
     /// `session/cancel`: the running prompt is aborted; it answers `cancelled`.

@@ -268,3 +268,45 @@ fn malformed_and_out_of_order_messages_are_answered_and_the_agent_serves_on() {
     drop(raw.stdin.take());
     assert_eq!(raw.child.wait().unwrap().code(), Some(0));
 }
+
+#[test]
+fn the_commands_are_offered_and_compact_runs_instead_of_a_prompt() {
+    let ws = workspace(json!([]));
+    let prompts = ws.home.join("prompts");
+    std::fs::create_dir_all(&prompts).unwrap();
+    std::fs::write(
+        prompts.join("review.md"),
+        "---\ndescription: Review the change\n---\nReview $ARGUMENTS\n",
+    )
+    .unwrap();
+    let (updates, _, stop) = run(
+        &ws,
+        text("/compact keep the API"),
+        Answers::default(),
+        false,
+    );
+    assert_eq!(stop, StopReason::EndTurn);
+    let offered: Vec<(String, String)> = updates
+        .iter()
+        .find_map(|u| match u {
+            SessionUpdate::AvailableCommandsUpdate(update) => Some(
+                update
+                    .available_commands
+                    .iter()
+                    .map(|c| (c.name.clone(), c.description.clone()))
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(offered[0].0, "compact");
+    assert_eq!(
+        offered[1],
+        ("review".to_owned(), "Review the change".to_owned())
+    );
+    // Nothing to compact in a new session: said, and no model call (the script is empty).
+    assert_eq!(
+        message_text(&updates),
+        "Not compacted: Nothing to compact (session too small)"
+    );
+}
