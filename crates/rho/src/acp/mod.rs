@@ -9,6 +9,7 @@
 
 mod commands;
 mod content;
+mod listing;
 mod open;
 mod permission;
 mod replay;
@@ -22,9 +23,10 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
-    LoadSessionRequest, LoadSessionResponse, McpCapabilities, NewSessionRequest,
-    NewSessionResponse, PromptCapabilities, PromptRequest, SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
+    ListSessionsRequest, LoadSessionRequest, LoadSessionResponse, McpCapabilities,
+    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, SessionCapabilities,
+    SessionListCapabilities, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
+    SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::{Agent, Client, Error, Stdio};
 use anyhow::bail;
@@ -117,6 +119,13 @@ async fn serve(sessions: Arc<Sessions>) -> Result<(), Error> {
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
+            async move |request: ListSessionsRequest, responder, cx: ConnectionTo<Client>| {
+                // Reading the session files: beside the dispatch loop.
+                cx.spawn(async move { responder.respond_with_result(listing::list(request).await) })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
             async move |request: PromptRequest, responder, cx: ConnectionTo<Client>| {
                 let sessions = for_prompt.clone();
                 // A prompt waits for the model and may ask the client for permissions: never
@@ -152,7 +161,10 @@ fn initialize(request: &InitializeRequest) -> InitializeResponse {
             AgentCapabilities::new()
                 .load_session(true)
                 .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true))
-                .mcp_capabilities(McpCapabilities::new().http(true)),
+                .mcp_capabilities(McpCapabilities::new().http(true))
+                .session_capabilities(
+                    SessionCapabilities::new().list(SessionListCapabilities::new()),
+                ),
         )
         .agent_info(Implementation::new("rho", env!("CARGO_PKG_VERSION")))
 }

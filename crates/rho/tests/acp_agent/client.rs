@@ -293,3 +293,33 @@ impl Raw {
         }
     }
 }
+
+/// `session/list` for the project, after the handshake.
+pub(crate) fn list_sessions(
+    ws: &Workspace,
+) -> agent_client_protocol::v1::schema::ListSessionsResponse {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let project = ws.project.clone();
+    runtime.block_on(async move {
+        Client
+            .v1()
+            .connect_with(agent(ws), async move |cx: ConnectionTo<Agent>| {
+                let init = cx
+                    .send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                assert!(init.agent_capabilities.session_capabilities.list.is_some());
+                cx.send_request(
+                    agent_client_protocol::v1::schema::ListSessionsRequest::new().cwd(project),
+                )
+                .block_task()
+                .await
+            })
+            .await
+            .unwrap()
+    })
+}

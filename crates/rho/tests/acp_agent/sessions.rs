@@ -10,7 +10,7 @@ use agent_client_protocol::v1::schema::{
 };
 use serde_json::{Value, json};
 
-use super::client::{Answers, Flow, call, connect, text, workspace};
+use super::client::{Answers, Flow, call, connect, list_sessions, text, workspace};
 
 #[test]
 fn a_session_written_by_rho_p_is_loaded_as_its_updates_and_goes_on() {
@@ -191,4 +191,36 @@ fn an_mcp_server_the_client_names_is_connected_and_its_tool_runs() {
     );
     let content = format!("{:?}", ended.fields.content);
     assert!(content.contains("echo: hi"), "{content}");
+}
+
+#[test]
+fn the_projects_sessions_are_listed_newest_first_with_their_first_message() {
+    let ws = workspace(json!([
+        [{"type": "text", "text": "one"}],
+        [{"type": "text", "text": "two"}]
+    ]));
+    for prompt in ["first question", "second question"] {
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_rho"))
+            .current_dir(&ws.project)
+            .env("RHO_HOME", &ws.home)
+            .env("HOME", &ws.home)
+            .args(["-p", "--faux-script"])
+            .arg(&ws.script)
+            .arg(prompt)
+            .output()
+            .unwrap()
+            .status;
+        assert!(status.success());
+    }
+    let listed = list_sessions(&ws);
+    let titles: Vec<Option<String>> = listed.sessions.iter().map(|s| s.title.clone()).collect();
+    assert_eq!(
+        titles,
+        [
+            Some("second question".to_owned()),
+            Some("first question".to_owned())
+        ]
+    );
+    assert!(listed.sessions.iter().all(|s| s.cwd == ws.project));
+    assert!(listed.next_cursor.is_none());
 }
