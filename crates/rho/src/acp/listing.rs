@@ -30,7 +30,7 @@ pub async fn list(request: ListSessionsRequest) -> Result<ListSessionsResponse, 
             Some(cwd) => list_sessions(&dir.for_cwd(&cwd.to_string_lossy())),
             None => {
                 let mut all = dir.list_all();
-                all.sort_by(|a, b| b.modified.cmp(&a.modified));
+                all.sort_by_key(|session| std::cmp::Reverse(session.modified));
                 all
             }
         }
