@@ -104,7 +104,13 @@ pub(crate) fn connect(
             .v1()
             .on_receive_notification(
                 async move |notification: SessionNotification, cx: ConnectionTo<Agent>| {
-                    let started = matches!(notification.update, SessionUpdate::ToolCall(_));
+                    // A tool that said "started": it is running.
+                    let started = matches!(
+                        &notification.update,
+                        SessionUpdate::ToolCallUpdate(update)
+                            if update.fields.status.is_none()
+                                && format!("{:?}", update.fields.content).contains("started")
+                    );
                     seen.lock().unwrap().push(notification.update);
                     if cancel_on_tool && started {
                         cx.send_notification(CancelNotification::new(notification.session_id))?;

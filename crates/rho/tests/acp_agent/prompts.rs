@@ -16,7 +16,7 @@ use super::client::{Answers, Raw, call, labels, message_text, run, text, workspa
 fn a_prompt_with_two_reads_streams_calls_their_ends_and_the_answer_then_end_turn() {
     let ws = workspace(json!([
         [call("read", json!({"path": "a.txt"})), call("bash", json!({"command": "ls"}))],
-        [{"type": "text", "text": "Both read."}]
+        [{"type": "thinking", "text": "two files"}, {"type": "text", "text": "Both read."}]
     ]));
     std::fs::write(ws.project.join("a.txt"), "alpha\n").unwrap();
     let (updates, asked, stop) = run(&ws, text("look"), Answers::default(), false);
@@ -34,10 +34,21 @@ fn a_prompt_with_two_reads_streams_calls_their_ends_and_the_answer_then_end_turn
             "call Execute",
             "update Completed",
             "update Completed",
+            "thought",
             "message"
         ],
         "{labels:?}"
     );
+    // Each reply's usage: the context it filled, the window, the cost.
+    let usages: Vec<(u64, u64)> = updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::UsageUpdate(usage) => Some((usage.used, usage.size)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(usages.len(), 2, "{usages:?}");
+    assert!(usages.iter().all(|(used, size)| *used > 0 && *size > 0));
     let SessionUpdate::ToolCall(read) = &updates
         .iter()
         .find(|u| matches!(u, SessionUpdate::ToolCall(_)))
@@ -136,14 +147,18 @@ fn the_gates_question_is_a_permission_request_answered_once_always_and_rejected(
 #[test]
 fn a_cancel_mid_tool_stops_the_run_and_answers_cancelled() {
     let ws = workspace(json!([
-        [call("bash", json!({"command": "sleep 30"}))],
+        [call("bash", json!({"command": "echo $$ > shell.pid; echo started; sleep 30"}))],
         [{"type": "text", "text": "never"}]
     ]));
+    let pid = ws.project.join("shell.pid");
     let started = std::time::Instant::now();
     let (updates, _, stop) = run(&ws, text("wait"), Answers::default(), true);
     assert_eq!(stop, StopReason::Cancelled);
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     assert!(!message_text(&updates).contains("never"));
+    // The shell ran, and its process group is gone with the run.
+    assert!(pid.exists());
+    assert!(crate::mcp_runs::harness::process_gone(&pid));
 }
 
 #[test]
