@@ -75,13 +75,16 @@ async fn serve(sessions: Arc<Sessions>) -> Result<(), Error> {
                 // Building reads settings and files: beside the dispatch loop, which must stay
                 // free to carry the client's answers.
                 cx.clone().spawn(async move {
-                    let created = sessions.create(request, cx).await;
-                    responder.respond_with_result(created.map(|(id, mode)| {
-                        let options = sessions.options_of(&id);
-                        NewSessionResponse::new(id)
-                            .modes(modes(mode))
-                            .config_options(options)
-                    }))
+                    let created = match sessions.create(request, cx).await {
+                        Ok((id, mode)) => {
+                            let options = sessions.options_of(&id).await;
+                            Ok(NewSessionResponse::new(id)
+                                .modes(modes(mode))
+                                .config_options(options))
+                        }
+                        Err(error) => Err(error),
+                    };
+                    responder.respond_with_result(created)
                 })
             },
             agent_client_protocol::on_receive_request!(),
@@ -112,9 +115,13 @@ async fn serve(sessions: Arc<Sessions>) -> Result<(), Error> {
         .on_receive_request(
             async move |request: SetSessionConfigOptionRequest,
                         responder,
-                        _cx: ConnectionTo<Client>| {
-                let set = for_option.set_option(&request);
-                responder.respond_with_result(set.map(SetSessionConfigOptionResponse::new))
+                        cx: ConnectionTo<Client>| {
+                let sessions = for_option.clone();
+                // A model switch may read keys: beside the dispatch loop.
+                cx.spawn(async move {
+                    let set = sessions.set_option(&request).await;
+                    responder.respond_with_result(set.map(SetSessionConfigOptionResponse::new))
+                })
             },
             agent_client_protocol::on_receive_request!(),
         )

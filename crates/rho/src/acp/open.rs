@@ -26,6 +26,9 @@ pub enum Opening {
     /// This file (a live session's, detached), built again with other flags
     /// (`session/set_mode`).
     Rebuild(Box<rho_session::SessionFile>),
+    /// This file (a live session's, detached), built again and told again (`session/load` of
+    /// a session this connection has open).
+    Reload(Box<rho_session::SessionFile>),
 }
 
 /// A session the client may use.
@@ -39,6 +42,8 @@ pub struct Opened {
     pub servers: Vec<(String, serde_json::Value)>,
     /// The connection it talks on.
     pub cx: ConnectionTo<Client>,
+    /// Its provider, which a model switch adds a route to.
+    pub router: Arc<crate::rpc::models::RoutedProvider>,
 }
 
 pub fn invalid(message: impl Into<String>) -> Error {
@@ -65,12 +70,14 @@ pub async fn open(
     }
     // Where the session is, its id (a new one's chosen now, so a trust question can name it),
     // and whether the project's trust is still to be asked.
-    let load = matches!(opening, Opening::Load);
+    let load = matches!(opening, Opening::Load | Opening::Reload(_));
     let (target, undecided) = {
         let (cli, cwd) = (cli.clone(), cwd.clone());
         tokio::task::spawn_blocking(move || {
             let target = match opening {
-                Opening::Rebuild(file) => SessionTarget::Open(Box::new(opened(*file, cwd.clone()))),
+                Opening::Rebuild(file) | Opening::Reload(file) => {
+                    SessionTarget::Open(Box::new(opened(*file, cwd.clone())))
+                }
                 Opening::New | Opening::Load => {
                     let home = rho_models::rho_home(&rho_models::ProcessEnvironment);
                     match (choose_session(&cli, &cwd, home.as_deref())?, load) {
@@ -145,7 +152,9 @@ pub async fn open(
     );
     let forward = forwarder.clone();
     built.session.subscribe(move |event| forward.forward(event));
+    let router = built.router.clone();
     Ok(Opened {
+        router,
         id,
         session: built.session,
         mcp: built.mcp,

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
@@ -24,6 +24,7 @@ use super::content::prompt_of;
 use super::open::{Opened, Opening, invalid, open};
 use super::servers::client_servers;
 use crate::cli::Cli;
+use crate::rpc::models::{ModelCatalog, RoutedProvider};
 
 /// One live session.
 struct Live {
@@ -34,6 +35,8 @@ struct Live {
     servers: Vec<(String, serde_json::Value)>,
     /// The connection it talks on.
     cx: ConnectionTo<Client>,
+    /// Its provider, which a model switch adds a route to.
+    router: Arc<RoutedProvider>,
 }
 
 /// The connection's sessions.
@@ -41,6 +44,8 @@ pub struct Sessions {
     /// The command line `rho acp` was started with: every session's flags.
     cli: Cli,
     live: Mutex<HashMap<String, Live>>,
+    /// The models a session may switch to (none with `--faux-script`), read once.
+    catalog: OnceLock<Option<Arc<ModelCatalog>>>,
 }
 
 /// The permission modes, as the session's modes.
@@ -71,23 +76,49 @@ pub fn modes(current: PermissionMode) -> SessionModeState {
     SessionModeState::new(current.as_str(), available)
 }
 
-/// The session's options: its thinking level, when its model reasons (the model itself is
-/// chosen by the flags and settings; switching it is not offered yet).
-pub fn config_options(session: &AgentSession) -> Vec<SessionConfigOption> {
-    let (level, reasons) = session
+/// The session's options: its model (among the catalog's models that have a key) and, when
+/// the model reasons, its thinking level.
+pub fn config_options(
+    session: &AgentSession,
+    catalog: Option<&ModelCatalog>,
+) -> Vec<SessionConfigOption> {
+    let (model, level) = session
         .agent()
-        .with_state(|s| (s.thinking_level, s.model.reasoning));
-    if !reasons {
-        return Vec::new();
-    }
-    let levels: Vec<SessionConfigSelectOption> = ThinkingLevel::ALL
-        .into_iter()
-        .map(|level| SessionConfigSelectOption::new(level.as_str(), level.as_str()))
+        .with_state(|s| (s.model.clone(), s.thinking_level));
+    let current = format!("{}/{}", model.provider, model.id);
+    let mut models: Vec<SessionConfigSelectOption> = catalog
+        .map(ModelCatalog::available)
+        .unwrap_or_default()
+        .iter()
+        .map(|entry| {
+            let value = format!("{}/{}", entry.model.provider, entry.model.id);
+            SessionConfigSelectOption::new(value, entry.model.name.clone())
+        })
         .collect();
-    vec![
-        SessionConfigOption::select("thinking", "Thinking", level.as_str(), levels)
-            .category(SessionConfigOptionCategory::ThoughtLevel),
-    ]
+    if !models
+        .iter()
+        .any(|option| option.value.0.as_ref() == current)
+    {
+        models.insert(
+            0,
+            SessionConfigSelectOption::new(current.clone(), model.name.clone()),
+        );
+    }
+    let mut options = vec![
+        SessionConfigOption::select("model", "Model", current, models)
+            .category(SessionConfigOptionCategory::Model),
+    ];
+    if model.reasoning {
+        let levels: Vec<SessionConfigSelectOption> = ThinkingLevel::ALL
+            .into_iter()
+            .map(|level| SessionConfigSelectOption::new(level.as_str(), level.as_str()))
+            .collect();
+        options.push(
+            SessionConfigOption::select("thinking", "Thinking", level.as_str(), levels)
+                .category(SessionConfigOptionCategory::ThoughtLevel),
+        );
+    }
+    options
 }
 
 impl Sessions {
@@ -95,6 +126,7 @@ impl Sessions {
         Sessions {
             cli,
             live: Mutex::default(),
+            catalog: OnceLock::new(),
         }
     }
 
@@ -114,6 +146,7 @@ impl Sessions {
                 cwd: opened.cwd,
                 servers: opened.servers,
                 cx: opened.cx,
+                router: opened.router,
             },
         );
         (opened.id, opened.mode)
@@ -138,15 +171,15 @@ impl Sessions {
         cx: ConnectionTo<Client>,
     ) -> Result<PermissionMode, Error> {
         let servers = client_servers(&request.mcp_servers)?;
-        if lock(&self.live).contains_key(request.session_id.0.as_ref()) {
-            return Err(invalid(format!(
-                "session {} is already open",
-                request.session_id.0
-            )));
-        }
+        let open_here = lock(&self.live).remove(request.session_id.0.as_ref());
+        let opening = match open_here {
+            // Open in this connection: its run stopped, its file taken over and told again.
+            Some(live) => Opening::Reload(Box::new(self.close(live).await?)),
+            None => Opening::Load,
+        };
         let mut cli = self.cli.clone();
         cli.session = Some(request.session_id.0.to_string());
-        let opened = open(cli, request.cwd, cx, Opening::Load, servers).await?;
+        let opened = open(cli, request.cwd, cx, opening, servers).await?;
         if opened.id != request.session_id {
             let found = opened.id.0.to_string();
             self.keep(opened);
@@ -175,19 +208,12 @@ impl Sessions {
         let Some(old) = lock(&self.live).remove(&id) else {
             return Err(invalid(format!("no session {id}")));
         };
-        old.session.abort().await;
-        old.session.record().flush().await;
-        let file = old.session.record().detach();
-        if let Some(mcp) = old.mcp {
-            mcp.shutdown().await;
-        }
-        let Some(file) = file else {
-            return Err(invalid(format!("session {id} has no file to go on with")));
-        };
+        let (cwd, servers) = (old.cwd.clone(), old.servers.clone());
+        let file = self.close(old).await?;
         let mut cli = self.cli.clone();
         cli.permission = Some(mode);
         let rebuilt = Opening::Rebuild(Box::new(file));
-        let opened = open(cli, old.cwd, cx.clone(), rebuilt, old.servers).await?;
+        let opened = open(cli, cwd, cx.clone(), rebuilt, servers).await?;
         let (id, _) = self.keep(opened);
         let update = SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(SessionModeId::new(
             mode.as_str(),
@@ -196,39 +222,88 @@ impl Sessions {
         Ok(())
     }
 
+    /// The models a session may switch to: the registry's that have a key (read once, off the
+    /// runtime); none with `--faux-script`.
+    async fn catalog(&self) -> Option<Arc<ModelCatalog>> {
+        if let Some(catalog) = self.catalog.get() {
+            return catalog.clone();
+        }
+        let faux = self.cli.faux_script.is_some();
+        let read = tokio::task::spawn_blocking(move || {
+            (!faux).then(|| {
+                let (registry, auth) = crate::model_choice::load_registry();
+                Arc::new(ModelCatalog::registry(registry, auth))
+            })
+        })
+        .await
+        .ok()
+        .flatten();
+        self.catalog.get_or_init(|| read).clone()
+    }
+
     /// The session's options ([`config_options`]).
-    pub fn options_of(&self, id: &SessionId) -> Vec<SessionConfigOption> {
+    pub async fn options_of(&self, id: &SessionId) -> Vec<SessionConfigOption> {
+        let catalog = self.catalog().await;
         self.session(id)
-            .map(|session| config_options(&session))
+            .map(|session| config_options(&session, catalog.as_deref()))
             .unwrap_or_default()
     }
 
-    /// `session/set_config_option`: the thinking level, recorded in the session as a
-    /// `thinking_level_change`; the options as they now are.
-    pub fn set_option(
+    /// `session/set_config_option`: the model (recorded as a `model_change`) or the thinking
+    /// level (a `thinking_level_change`); the options as they now are.
+    pub async fn set_option(
         &self,
         request: &SetSessionConfigOptionRequest,
     ) -> Result<Vec<SessionConfigOption>, Error> {
         let session = self.session(&request.session_id)?;
-        if request.config_id.0.as_ref() != "thinking" || config_options(&session).is_empty() {
-            return Err(invalid(format!(
-                "no option {} in this session",
-                request.config_id.0
-            )));
+        let catalog = self.catalog().await;
+        let value = match &request.value {
+            SessionConfigOptionValue::ValueId { value } => value.0.to_string(),
+            _ => return Err(invalid("the options of a session are chosen by value")),
+        };
+        let unsaved = |e: rho_session::SessionError| Error::internal_error().data(e.to_string());
+        match request.config_id.0.as_ref() {
+            "model" => {
+                let (provider, id) = value
+                    .split_once('/')
+                    .ok_or_else(|| invalid(format!("not a provider/model: {value}")))?;
+                let switchable = catalog.as_deref().ok_or_else(|| {
+                    invalid("this session's model cannot be switched (--faux-script)")
+                })?;
+                let (entry, route) = switchable
+                    .resolve(provider, id)
+                    .map_err(|e| invalid(e.to_string()))?;
+                let router = lock(&self.live)
+                    .get(request.session_id.0.as_ref())
+                    .map(|live| live.router.clone())
+                    .ok_or_else(|| invalid(format!("no session {}", request.session_id.0)))?;
+                router.add_route(&entry.model, route);
+                session.agent().update_state(|s| {
+                    s.model = entry.model.clone();
+                    if !entry.model.reasoning {
+                        s.thinking_level = ThinkingLevel::Off;
+                    }
+                });
+                session
+                    .record()
+                    .record_model_change(&entry.model.provider, &entry.model.id)
+                    .map_err(unsaved)?;
+            }
+            "thinking" if session.agent().with_state(|s| s.model.reasoning) => {
+                let level = ThinkingLevel::parse(&value).ok_or_else(|| {
+                    invalid(
+                        "the thinking level is one of off, minimal, low, medium, high, xhigh, max",
+                    )
+                })?;
+                session.agent().update_state(|s| s.thinking_level = level);
+                session
+                    .record()
+                    .record_thinking_level(level)
+                    .map_err(unsaved)?;
+            }
+            other => return Err(invalid(format!("no option {other} in this session"))),
         }
-        let level = match &request.value {
-            SessionConfigOptionValue::ValueId { value } => ThinkingLevel::parse(&value.0),
-            _ => None,
-        }
-        .ok_or_else(|| {
-            invalid("the thinking level is one of off, minimal, low, medium, high, xhigh, max")
-        })?;
-        session.agent().update_state(|s| s.thinking_level = level);
-        session
-            .record()
-            .record_thinking_level(level)
-            .map_err(|e| Error::internal_error().data(e.to_string()))?;
-        Ok(config_options(&session))
+        Ok(config_options(&session, catalog.as_deref()))
     }
 
     /// `session/prompt`: runs the prompt to its end; the stop reason says how it ended.
@@ -277,6 +352,17 @@ impl Sessions {
             }
         };
         Ok(PromptResponse::new(stop))
+    }
+
+    /// Stops `live`'s run and servers and takes its file back, to be opened again.
+    async fn close(&self, live: Live) -> Result<rho_session::SessionFile, Error> {
+        live.session.abort().await;
+        live.session.record().flush().await;
+        let file = live.session.record().detach();
+        if let Some(mcp) = live.mcp {
+            mcp.shutdown().await;
+        }
+        file.ok_or_else(|| invalid("the session has no file to go on with"))
     }
 
     /// A message of rho's own to the client, as the agent's.

@@ -9,9 +9,9 @@ use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     CancelNotification, ContentBlock, InitializeRequest, LoadSessionRequest, McpServer,
     NewSessionRequest, PermissionOptionKind, PromptRequest, RequestPermissionOutcome,
-    RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome, SessionId,
-    SessionModeId, SessionNotification, SessionUpdate, SetSessionModeRequest, StopReason,
-    TextContent,
+    RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
+    SessionConfigOption, SessionConfigOptionValue, SessionId, SessionModeId, SessionNotification,
+    SessionUpdate, SetSessionConfigOptionRequest, SetSessionModeRequest, StopReason, TextContent,
 };
 use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client};
 use serde_json::{Value, json};
@@ -40,15 +40,58 @@ pub(crate) fn workspace(turns: Value) -> Workspace {
     }
 }
 
+/// `rho acp` with the faux script, or (`RHO_HOME/models.json` written) with the models there.
 pub(crate) fn agent(ws: &Workspace) -> AcpAgent {
-    AcpAgent::new(
-        AcpAgentConfig::new(env!("CARGO_BIN_EXE_rho"))
-            .arg("acp")
+    let mut config = AcpAgentConfig::new(env!("CARGO_BIN_EXE_rho")).arg("acp");
+    if !ws.home.join("models.json").exists() {
+        config = config
             .arg("--faux-script")
-            .arg(ws.script.display().to_string())
+            .arg(ws.script.display().to_string());
+    }
+    AcpAgent::new(
+        config
             .env("RHO_HOME", ws.home.display().to_string())
             .env("HOME", ws.home.display().to_string()),
     )
+}
+
+/// A new session's config options, then those after setting option `id` to `value`.
+pub(crate) fn switch_option(
+    ws: &Workspace,
+    id: &'static str,
+    value: &'static str,
+) -> (Vec<SessionConfigOption>, Vec<SessionConfigOption>) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let project = ws.project.clone();
+    runtime.block_on(async move {
+        Client
+            .v1()
+            .connect_with(agent(ws), async move |cx: ConnectionTo<Agent>| {
+                cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                let made = cx
+                    .send_request(NewSessionRequest::new(project))
+                    .block_task()
+                    .await?;
+                let before = made.config_options.unwrap_or_default();
+                let set = cx
+                    .send_request(SetSessionConfigOptionRequest::new(
+                        made.session_id,
+                        id,
+                        SessionConfigOptionValue::value_id(value),
+                    ))
+                    .block_task()
+                    .await?;
+                Ok((before, set.config_options))
+            })
+            .await
+            .unwrap()
+    })
 }
 
 /// How the client answers permission requests, in order.

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, EnvVariable, McpServer, McpServerStdio, PermissionOptionKind, SessionUpdate,
-    StopReason, ToolCallStatus,
+    ContentBlock, EnvVariable, McpServer, McpServerStdio, PermissionOptionKind,
+    SessionConfigOption, SessionUpdate, StopReason, ToolCallStatus,
 };
 use serde_json::{Value, json};
 
-use super::client::{Answers, Flow, call, connect, list_sessions, text, workspace};
+use super::client::{Answers, Flow, call, connect, list_sessions, switch_option, text, workspace};
 
 #[test]
 fn a_session_written_by_rho_p_is_loaded_as_its_updates_and_goes_on() {
@@ -223,4 +223,63 @@ fn the_projects_sessions_are_listed_newest_first_with_their_first_message() {
     );
     assert!(listed.sessions.iter().all(|s| s.cwd == ws.project));
     assert!(listed.next_cursor.is_none());
+}
+
+/// `(id, current value, the values offered)` of each option.
+fn shown(options: &[SessionConfigOption]) -> Vec<(String, String, Vec<String>)> {
+    options
+        .iter()
+        .map(|option| {
+            let json = serde_json::to_value(option).unwrap();
+            let values = json["options"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|o| o["value"].as_str().map(str::to_owned))
+                .collect();
+            (
+                json["id"].as_str().unwrap_or_default().to_owned(),
+                json["currentValue"].as_str().unwrap_or_default().to_owned(),
+                values,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_model_and_thinking_level_are_options_the_client_sets() {
+    let ws = workspace(json!([]));
+    let models = json!({"providers": {"mock": {
+        "baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions", "apiKey": "sk-test",
+        "models": [{"id": "a", "name": "Model A"}, {"id": "b", "name": "Model B", "reasoning": true}]
+    }}});
+    std::fs::write(ws.home.join("models.json"), models.to_string()).unwrap();
+    std::fs::write(
+        ws.home.join("settings.json"),
+        json!({"defaultProvider": "mock", "defaultModel": "a"}).to_string(),
+    )
+    .unwrap();
+    let (before, after) = switch_option(&ws, "model", "mock/b");
+    let before = shown(&before);
+    assert_eq!(
+        before.len(),
+        1,
+        "no thinking level for a model that does not reason"
+    );
+    assert_eq!(before[0].0, "model");
+    assert_eq!(before[0].1, "mock/a");
+    assert!(before[0].2.contains(&"mock/b".to_owned()), "{before:?}");
+    let after = shown(&after);
+    assert_eq!(after[0].1, "mock/b");
+    assert_eq!(after[1].0, "thinking", "{after:?}");
+
+    let (_, thinking) = {
+        std::fs::write(
+            ws.home.join("settings.json"),
+            json!({"defaultProvider": "mock", "defaultModel": "b"}).to_string(),
+        )
+        .unwrap();
+        switch_option(&ws, "thinking", "high")
+    };
+    assert_eq!(shown(&thinking)[1].1, "high");
 }
