@@ -52,20 +52,7 @@ pub fn project_trusted(cli: &Cli, cwd: &Path) -> anyhow::Result<bool> {
     {
         return Ok(trusted);
     }
-    let home = rho_home(&ProcessEnvironment);
-    let global = load_global_settings(&SettingsPaths::new(home.as_deref(), cwd))?;
-    let store = home.as_deref().map(TrustStore::new);
-    let user_home = std::env::var_os("HOME").map(PathBuf::from);
-    let resources = trust_requiring_resources(cwd, user_home.as_deref());
-    let decision = resolve_project_trust(
-        &TrustInputs {
-            flag: cli.trust_override(),
-            store: store.as_ref(),
-            default: global.default_project_trust.unwrap_or_default(),
-            has_resources: !resources.is_empty(),
-        },
-        cwd,
-    )?;
+    let (decision, resources, store) = decide(cli, cwd)?;
     let trusted = match decision {
         TrustDecision::Trusted => true,
         TrustDecision::Untrusted => false,
@@ -93,20 +80,7 @@ pub fn undecided(cli: &Cli, cwd: &Path) -> anyhow::Result<Option<Vec<TrustOption
     {
         return Ok(None);
     }
-    let home = rho_home(&ProcessEnvironment);
-    let global = load_global_settings(&SettingsPaths::new(home.as_deref(), cwd))?;
-    let store = home.as_deref().map(TrustStore::new);
-    let user_home = std::env::var_os("HOME").map(PathBuf::from);
-    let resources = trust_requiring_resources(cwd, user_home.as_deref());
-    let decision = resolve_project_trust(
-        &TrustInputs {
-            flag: cli.trust_override(),
-            store: store.as_ref(),
-            default: global.default_project_trust.unwrap_or_default(),
-            has_resources: !resources.is_empty(),
-        },
-        cwd,
-    )?;
+    let (decision, _, _) = decide(cli, cwd)?;
     Ok((decision == TrustDecision::Ask).then(|| trust_options(cwd)))
 }
 
@@ -123,6 +97,29 @@ pub fn record_answer(cwd: &Path, chosen: &TrustOption) -> anyhow::Result<bool> {
         .get_or_insert_with(HashMap::new)
         .insert(cwd.to_path_buf(), chosen.trusted);
     Ok(chosen.trusted)
+}
+
+/// What decides `cwd`'s trust (the flag, the store, `defaultProjectTrust`), the project's own
+/// resources that trust would apply, and the store.
+fn decide(
+    cli: &Cli,
+    cwd: &Path,
+) -> anyhow::Result<(TrustDecision, Vec<String>, Option<TrustStore>)> {
+    let home = rho_home(&ProcessEnvironment);
+    let global = load_global_settings(&SettingsPaths::new(home.as_deref(), cwd))?;
+    let store = home.as_deref().map(TrustStore::new);
+    let user_home = std::env::var_os("HOME").map(PathBuf::from);
+    let resources = trust_requiring_resources(cwd, user_home.as_deref());
+    let decision = resolve_project_trust(
+        &TrustInputs {
+            flag: cli.trust_override(),
+            store: store.as_ref(),
+            default: global.default_project_trust.unwrap_or_default(),
+            has_resources: !resources.is_empty(),
+        },
+        cwd,
+    )?;
+    Ok((decision, resources, store))
 }
 
 fn may_ask() -> bool {

@@ -185,6 +185,26 @@ fn a_sign_in_stores_private_tokens_and_an_expired_token_is_refreshed_before_the_
     expire_tokens(&arena);
     assert_eq!(whoami(&arena, "srv").0, "token at-2");
     assert_eq!(server.log()["refresh"], 1);
+    // The tokens reach only mcp-auth.json: the refresh tokens (which the server never echoes,
+    // unlike its whoami tool the access token) are in no event, message, log or session file.
+    let run = arena.run(&[], &[], vec![vec![call("mcp__srv__whoami", json!({}))]]);
+    for output in [&run.measured.stdout, &run.measured.stderr, &out, &err] {
+        assert!(
+            !output.contains("rt-1") && !output.contains("rt-2"),
+            "{output}"
+        );
+    }
+    for file in crate::hook_runs::harness::files_under(&arena.base) {
+        if file.file_name().is_some_and(|n| n == "mcp-auth.json") {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).into_owned();
+        assert!(
+            !text.contains("rt-1") && !text.contains("rt-2"),
+            "a refresh token in {}",
+            file.display()
+        );
+    }
     let stored = &auth_file(&arena)[format!("mcp__srv|{}", server.url())];
     assert_eq!(stored["tokens"]["access_token"], "at-2");
     // Signed in already: nothing to do.

@@ -145,6 +145,10 @@ const env = {
 };
 
 // ---- pi-acp ----
+// Timing (bench/acp.py): from the agent's spawn to the initialize answer and to the first
+// agent_message_chunk of the prompt.
+const tSpawn = performance.now();
+let firstChunkMs = null;
 const piAcp = direct
   ? spawn(agentCmd[0], [...agentCmd.slice(1), "acp"], { cwd: workspace, env, stdio: ["pipe", "pipe", "pipe"] })
   : spawn(nodeBin, [piAcpPath], { cwd: workspace, env, stdio: ["pipe", "pipe", "pipe"] });
@@ -174,7 +178,12 @@ const updates = [];
 const permissions = [];
 const { methods } = acp;
 const app = acp.client({ name: "rho-acp-smoke" })
-  .onNotification(methods.client.session.update, ({ params }) => { updates.push(params.update); })
+  .onNotification(methods.client.session.update, ({ params }) => {
+    if (firstChunkMs === null && params.update.sessionUpdate === "agent_message_chunk") {
+      firstChunkMs = performance.now() - tSpawn;
+    }
+    updates.push(params.update);
+  })
   .onRequest(methods.client.session.requestPermission, ({ params }) => {
     permissions.push(params);
     const allow = params.options.find((o) => o.kind === "allow_once") ?? params.options[0];
@@ -217,6 +226,7 @@ try {
         clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
         clientInfo: { name: "rho-acp-smoke", version: "0.1.0" },
       });
+      result.initializeMs = performance.now() - tSpawn;
       result.newSession = await agent.request(methods.agent.session.new, { cwd: workspace, mcpServers: [] });
       result.prompt = await agent.request(methods.agent.session.prompt, {
         sessionId: result.newSession.sessionId,
@@ -311,6 +321,7 @@ const summary = {
   agentCmd, piAcp: piAcpPath, mockUrl, workspace, out, ms: Date.now() - t0,
   rpcCommands: rpcIn.map((c) => c.type), rpcEvents: [...new Set(rpcOut.filter((m) => m.type !== "response").map((m) => m.type))],
   updates: updates.map((u) => u.sessionUpdate), permissions: permissions.length, result, checks, runError,
+  timing: { initializeMs: result.initializeMs, firstChunkMs },
 };
 // exchange.txt: both protocols merged in time order, one line each (long lines cut).
 const acpRecs = readFileSync(acpLog, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));

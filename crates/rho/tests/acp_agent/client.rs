@@ -61,11 +61,7 @@ pub(crate) fn switch_option(
     id: &'static str,
     value: &'static str,
 ) -> (Vec<SessionConfigOption>, Vec<SessionConfigOption>) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let project = ws.project.clone();
     runtime.block_on(async move {
         Client
@@ -133,11 +129,7 @@ pub(crate) fn connect(
     answers: Answers,
     cancel_on_tool: bool,
 ) -> Outcome {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let updates: Arc<Mutex<Vec<SessionUpdate>>> = Arc::default();
     let asked: Arc<Mutex<Vec<RequestPermissionRequest>>> = Arc::default();
     let (seen, questions) = (updates.clone(), asked.clone());
@@ -347,11 +339,7 @@ impl Raw {
 pub(crate) fn list_sessions(
     ws: &Workspace,
 ) -> agent_client_protocol::v1::schema::ListSessionsResponse {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let project = ws.project.clone();
     runtime.block_on(async move {
         Client
@@ -371,4 +359,28 @@ pub(crate) fn list_sessions(
             .await
             .unwrap()
     })
+}
+
+/// A runtime for one client connection.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// The first `tool_call_update` that ends a call.
+pub(crate) fn first_end(
+    updates: &[SessionUpdate],
+) -> agent_client_protocol::v1::schema::ToolCallUpdate {
+    updates
+        .iter()
+        .find_map(|u| match u {
+            SessionUpdate::ToolCallUpdate(update) if update.fields.status.is_some() => {
+                Some(update.clone())
+            }
+            _ => None,
+        })
+        .expect("a tool call's end")
 }

@@ -10,7 +10,7 @@ use agent_client_protocol::v1::schema::{
 };
 use serde_json::{Value, json};
 
-use super::client::{Answers, Raw, call, labels, message_text, run, text, workspace};
+use super::client::{Answers, Raw, call, first_end, labels, message_text, run, text, workspace};
 
 #[test]
 fn a_prompt_with_two_reads_streams_calls_their_ends_and_the_answer_then_end_turn() {
@@ -76,15 +76,7 @@ fn an_edit_arrives_as_a_diff_and_the_file_is_changed() {
     std::fs::write(ws.project.join("a.txt"), "alpha\n").unwrap();
     let (updates, _, stop) = run(&ws, text("edit it"), Answers::default(), false);
     assert_eq!(stop, StopReason::EndTurn);
-    let end = updates
-        .iter()
-        .find_map(|u| match u {
-            SessionUpdate::ToolCallUpdate(update) if update.fields.status.is_some() => {
-                Some(update.clone())
-            }
-            _ => None,
-        })
-        .unwrap();
+    let end = first_end(&updates);
     let content = end.fields.content.unwrap();
     let ToolCallContent::Diff(diff) = &content[0] else {
         panic!("{content:?}")

@@ -10,7 +10,9 @@ use agent_client_protocol::v1::schema::{
 };
 use serde_json::{Value, json};
 
-use super::client::{Answers, Flow, call, connect, list_sessions, switch_option, text, workspace};
+use super::client::{
+    Answers, Flow, call, connect, first_end, list_sessions, switch_option, text, workspace,
+};
 
 #[test]
 fn a_session_written_by_rho_p_is_loaded_as_its_updates_and_goes_on() {
@@ -175,15 +177,7 @@ fn an_mcp_server_the_client_names_is_connected_and_its_tool_runs() {
         false,
     );
     assert_eq!(stop, StopReason::EndTurn);
-    let ended = updates
-        .iter()
-        .find_map(|u| match u {
-            SessionUpdate::ToolCallUpdate(update) if update.fields.status.is_some() => {
-                Some(update.clone())
-            }
-            _ => None,
-        })
-        .unwrap();
+    let ended = first_end(&updates);
     assert_eq!(
         ended.fields.status,
         Some(ToolCallStatus::Completed),

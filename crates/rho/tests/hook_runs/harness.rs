@@ -187,7 +187,7 @@ impl HookRun {
 
     /// The session file.
     pub fn session_file(&self) -> PathBuf {
-        let mut files: Vec<PathBuf> = walk(&self.sessions)
+        let mut files: Vec<PathBuf> = files_under(&self.sessions)
             .into_iter()
             .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
             .collect();
@@ -205,12 +205,13 @@ impl HookRun {
     }
 }
 
-fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
+/// Every file under `dir`.
+pub fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let path = entry.path();
         if path.is_dir() {
-            found.extend(walk(&path));
+            found.extend(files_under(&path));
         } else {
             found.push(path);
         }
