@@ -1,11 +1,16 @@
 //! `session/list`: the sessions in `RHO_HOME/sessions` — of one directory when the client
 //! names it, else of every directory — newest first, a page of 100 at a time (the cursor is the
-//! offset of the next page).
+//! offset of the next page). `session/delete`: a session's file deleted as the `/resume`
+//! picker deletes one (to the trash where there is one; under its lock, so a file another rho
+//! has open is left alone).
 
 use std::path::PathBuf;
 
 use agent_client_protocol::Error;
-use agent_client_protocol::v1::schema::{ListSessionsRequest, ListSessionsResponse, SessionInfo};
+use agent_client_protocol::v1::schema::{
+    DeleteSessionRequest, DeleteSessionResponse, ListSessionsRequest, ListSessionsResponse,
+    SessionInfo,
+};
 use rho_session::{SessionDir, list_sessions};
 
 use super::open::invalid;
@@ -55,4 +60,24 @@ pub async fn list(request: ListSessionsRequest) -> Result<ListSessionsResponse, 
     let next = start + sessions.len();
     Ok(ListSessionsResponse::new(sessions)
         .next_cursor((next < found.len()).then(|| next.to_string())))
+}
+
+/// Deletes the file of the session the request names (not one open in this connection: the
+/// caller checks).
+pub async fn delete(request: DeleteSessionRequest) -> Result<DeleteSessionResponse, Error> {
+    let id = request.session_id.0.to_string();
+    let deleted = tokio::task::spawn_blocking(move || {
+        let home = rho_models::rho_home(&rho_models::ProcessEnvironment)
+            .ok_or_else(|| "no RHO_HOME: there are no session files".to_owned())?;
+        let found = SessionDir::new(&home)
+            .list_all()
+            .into_iter()
+            .find(|session| session.id == id)
+            .ok_or_else(|| format!("no session {id}"))?;
+        crate::session_files::delete_session_file(&found.path).map(drop)
+    })
+    .await
+    .map_err(|e| Error::internal_error().data(e.to_string()))?;
+    deleted.map_err(invalid)?;
+    Ok(DeleteSessionResponse::new())
 }

@@ -22,13 +22,14 @@ use std::sync::Arc;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
-    ListSessionsRequest, LoadSessionRequest, LoadSessionResponse, McpCapabilities,
-    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, SessionCapabilities,
-    SessionListCapabilities, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
-    SetSessionModeRequest, SetSessionModeResponse,
+    AgentCapabilities, CancelNotification, DeleteSessionRequest, Implementation, InitializeRequest,
+    InitializeResponse, ListSessionsRequest, LoadSessionRequest, LoadSessionResponse,
+    McpCapabilities, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
+    SessionCapabilities, SessionDeleteCapabilities, SessionListCapabilities,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
+    SetSessionModeResponse,
 };
-use agent_client_protocol::{Agent, Client, Error, Stdio};
+use agent_client_protocol::{Agent, Client, Error, ErrorCode, Stdio};
 use anyhow::bail;
 
 use self::sessions::{Sessions, modes};
@@ -58,7 +59,8 @@ pub async fn run(cli: &Cli) -> anyhow::Result<u8> {
 
 async fn serve(sessions: Arc<Sessions>) -> Result<(), Error> {
     let (for_new, for_load, for_mode) = (sessions.clone(), sessions.clone(), sessions.clone());
-    let (for_prompt, for_option) = (sessions.clone(), sessions.clone());
+    let (for_prompt, for_option, for_delete) =
+        (sessions.clone(), sessions.clone(), sessions.clone());
     let for_cancel = sessions;
     Agent
         .v1()
@@ -133,6 +135,21 @@ async fn serve(sessions: Arc<Sessions>) -> Result<(), Error> {
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
+            async move |request: DeleteSessionRequest, responder, cx: ConnectionTo<Client>| {
+                if for_delete.is_open(&request.session_id) {
+                    let open = Error::new(
+                        ErrorCode::INVALID_PARAMS,
+                        "the session is open in this connection",
+                    );
+                    return responder.respond_with_error(open);
+                }
+                cx.spawn(
+                    async move { responder.respond_with_result(listing::delete(request).await) },
+                )
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
             async move |request: PromptRequest, responder, cx: ConnectionTo<Client>| {
                 let sessions = for_prompt.clone();
                 // A prompt waits for the model and may ask the client for permissions: never
@@ -170,7 +187,9 @@ fn initialize(request: &InitializeRequest) -> InitializeResponse {
                 .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true))
                 .mcp_capabilities(McpCapabilities::new().http(true))
                 .session_capabilities(
-                    SessionCapabilities::new().list(SessionListCapabilities::new()),
+                    SessionCapabilities::new()
+                        .list(SessionListCapabilities::new())
+                        .delete(SessionDeleteCapabilities::new()),
                 ),
         )
         .agent_info(Implementation::new("rho", env!("CARGO_PKG_VERSION")))

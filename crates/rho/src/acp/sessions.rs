@@ -377,6 +377,11 @@ impl Sessions {
         }
     }
 
+    /// Whether the session is open in this connection.
+    pub fn is_open(&self, id: &SessionId) -> bool {
+        lock(&self.live).contains_key(id.0.as_ref())
+    }
+
     /// `session/cancel`: the running prompt is aborted; it answers `cancelled`.
     pub fn cancel(&self, id: &SessionId) {
         if let Ok(session) = self.session(id) {

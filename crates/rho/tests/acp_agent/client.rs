@@ -384,3 +384,32 @@ pub(crate) fn first_end(
         })
         .expect("a tool call's end")
 }
+
+/// `session/delete` of `id`, after the handshake; the error's message when refused.
+pub(crate) fn delete_session(ws: &Workspace, id: &str) -> Result<(), String> {
+    let runtime = runtime();
+    let id = SessionId::new(id.to_owned());
+    runtime.block_on(async move {
+        Client
+            .v1()
+            .connect_with(agent(ws), async move |cx: ConnectionTo<Agent>| {
+                let init = cx
+                    .send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                assert!(
+                    init.agent_capabilities
+                        .session_capabilities
+                        .delete
+                        .is_some()
+                );
+                let deleted = cx
+                    .send_request(agent_client_protocol::v1::schema::DeleteSessionRequest::new(id))
+                    .block_task()
+                    .await;
+                Ok(deleted.map(drop).map_err(|e| format!("{e:?}")))
+            })
+            .await
+            .unwrap()
+    })
+}

@@ -11,7 +11,8 @@ use agent_client_protocol::v1::schema::{
 use serde_json::{Value, json};
 
 use super::client::{
-    Answers, Flow, call, connect, first_end, list_sessions, switch_option, text, workspace,
+    Answers, Flow, call, connect, delete_session, first_end, list_sessions, switch_option, text,
+    workspace,
 };
 
 #[test]
@@ -276,4 +277,26 @@ fn the_model_and_thinking_level_are_options_the_client_sets() {
         switch_option(&ws, "thinking", "high")
     };
     assert_eq!(shown(&thinking)[1].1, "high");
+}
+
+#[test]
+fn a_session_is_deleted_by_id_and_an_unknown_id_is_refused() {
+    let ws = workspace(json!([[{"type": "text", "text": "one"}]]));
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_rho"))
+        .current_dir(&ws.project)
+        .env("RHO_HOME", &ws.home)
+        .env("HOME", &ws.home)
+        .args(["--mode", "json", "--faux-script"])
+        .arg(&ws.script)
+        .arg("to be deleted")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let header: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    let id = header["id"].as_str().unwrap().to_owned();
+    assert_eq!(list_sessions(&ws).sessions.len(), 1);
+    delete_session(&ws, &id).unwrap();
+    assert!(list_sessions(&ws).sessions.is_empty());
+    let refused = delete_session(&ws, &id).unwrap_err();
+    assert!(refused.contains("no session"), "{refused}");
 }
