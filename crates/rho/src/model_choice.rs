@@ -28,6 +28,12 @@ pub struct ModelChoice {
     pub thinking: ThinkingLevel,
 }
 
+/// No key for the model a run would use, or no provider with a key at all; the message says
+/// how to add one.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NoKey(String);
+
 /// The models and keys of `RHO_HOME`; problems with its files are warnings, not failures (as in Pi).
 pub fn load_registry() -> (ModelRegistry, AuthStore) {
     let env = Arc::new(ProcessEnvironment);
@@ -58,6 +64,8 @@ pub fn faux(script: &FauxScript) -> ModelChoice {
 
 /// Resolves `--provider`, `--model`, `--models`, `--api-key` and `--thinking`, or the default
 /// model of the settings (pi-reference §7.3).
+///
+/// A run that lacks a key fails with [`NoKey`] (`rho acp` answers it as `auth_required`).
 pub fn choose(
     cli: &Cli,
     settings: &Settings,
@@ -124,7 +132,7 @@ pub fn choose(
         } else {
             format!("set {} or pass --api-key", vars.join(" or "))
         };
-        bail!("No API key found for {provider_name}: {hint}");
+        return Err(NoKey(format!("No API key found for {provider_name}: {hint}")).into());
     }
     let request = registry
         .request_auth(&entry, &auth)
@@ -194,9 +202,10 @@ fn default_or_scoped(
     }
     match registry.default_model(auth, provider, id) {
         Some(entry) => Ok((entry.clone(), None)),
-        None => bail!(
+        None => Err(NoKey(format!(
             "{} Or install the offline model: rho model install",
             no_models_available_message().replace('\n', " ")
-        ),
+        ))
+        .into()),
     }
 }

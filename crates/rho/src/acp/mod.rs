@@ -7,6 +7,7 @@
 //! prompt on it while its events become `session/update` notifications (`updates.rs`); the
 //! gate's and the hooks' questions become `session/request_permission` (`permission.rs`).
 
+mod auth;
 mod commands;
 mod content;
 mod listing;
@@ -22,12 +23,12 @@ use std::sync::Arc;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, CancelNotification, DeleteSessionRequest, Implementation, InitializeRequest,
-    InitializeResponse, ListSessionsRequest, LoadSessionRequest, LoadSessionResponse,
-    McpCapabilities, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
-    SessionCapabilities, SessionDeleteCapabilities, SessionListCapabilities,
-    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
-    SetSessionModeResponse,
+    AgentCapabilities, AuthenticateRequest, CancelNotification, DeleteSessionRequest,
+    Implementation, InitializeRequest, InitializeResponse, ListSessionsRequest, LoadSessionRequest,
+    LoadSessionResponse, McpCapabilities, NewSessionRequest, NewSessionResponse,
+    PromptCapabilities, PromptRequest, SessionCapabilities, SessionDeleteCapabilities,
+    SessionListCapabilities, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
+    SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::{Agent, Client, Error, ErrorCode, Stdio};
 use anyhow::bail;
@@ -68,6 +69,12 @@ async fn serve(sessions: Arc<Sessions>) -> Result<(), Error> {
         .on_receive_request(
             async move |request: InitializeRequest, responder, _cx: ConnectionTo<Client>| {
                 responder.respond(initialize(&request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: AuthenticateRequest, responder, _cx: ConnectionTo<Client>| {
+                responder.respond_with_result(auth::authenticate(&request))
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -192,5 +199,6 @@ fn initialize(request: &InitializeRequest) -> InitializeResponse {
                         .delete(SessionDeleteCapabilities::new()),
                 ),
         )
+        .auth_methods(auth::methods())
         .agent_info(Implementation::new("rho", env!("CARGO_PKG_VERSION")))
 }

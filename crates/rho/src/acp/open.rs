@@ -50,6 +50,20 @@ pub fn invalid(message: impl Into<String>) -> Error {
     Error::new(ErrorCode::INVALID_PARAMS, message)
 }
 
+/// A session that could not be built: `auth_required` when a key is missing (the client may
+/// offer the sign-in methods of `initialize`), else invalid params; the message says why.
+fn build_error(error: &anyhow::Error) -> Error {
+    let message = format!("{error:#}");
+    let no_key = error
+        .chain()
+        .any(|cause| cause.downcast_ref::<crate::model_choice::NoKey>().is_some());
+    if no_key {
+        Error::auth_required().data(message)
+    } else {
+        invalid(message)
+    }
+}
+
 fn internal(error: impl std::fmt::Display) -> Error {
     Error::internal_error().data(error.to_string())
 }
@@ -133,7 +147,7 @@ pub async fn open(
     })
     .await
     .map_err(internal)?
-    .map_err(|e| invalid(format!("{e:#}")))?;
+    .map_err(|e| build_error(&e))?;
     let id = SessionId::new(built.header.id.clone());
     if load {
         let messages = built.session.agent().with_state(|s| s.messages.clone());

@@ -413,3 +413,41 @@ pub(crate) fn delete_session(ws: &Workspace, id: &str) -> Result<(), String> {
             .unwrap()
     })
 }
+
+/// The sign-in methods `initialize` offers, `session/new`'s error code and message, and
+/// whether `authenticate` with the first method was answered.
+pub(crate) fn sign_in_flow(ws: &Workspace) -> (Vec<String>, i32, String, bool) {
+    let runtime = runtime();
+    let project = ws.project.clone();
+    runtime.block_on(async move {
+        Client
+            .v1()
+            .connect_with(agent(ws), async move |cx: ConnectionTo<Agent>| {
+                let init = cx
+                    .send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                let ids: Vec<String> = init
+                    .auth_methods
+                    .iter()
+                    .map(|m| m.id().0.to_string())
+                    .collect();
+                let refused = cx
+                    .send_request(NewSessionRequest::new(project))
+                    .block_task()
+                    .await
+                    .expect_err("no key: no session");
+                let authenticated = cx
+                    .send_request(agent_client_protocol::v1::schema::AuthenticateRequest::new(
+                        ids[0].clone(),
+                    ))
+                    .block_task()
+                    .await
+                    .is_ok();
+                let data = refused.data.map(|d| d.to_string()).unwrap_or_default();
+                Ok((ids, i32::from(refused.code), data, authenticated))
+            })
+            .await
+            .unwrap()
+    })
+}

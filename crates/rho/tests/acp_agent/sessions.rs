@@ -11,8 +11,8 @@ use agent_client_protocol::v1::schema::{
 use serde_json::{Value, json};
 
 use super::client::{
-    Answers, Flow, call, connect, delete_session, first_end, list_sessions, switch_option, text,
-    workspace,
+    Answers, Flow, call, connect, delete_session, first_end, list_sessions, sign_in_flow,
+    switch_option, text, workspace,
 };
 
 #[test]
@@ -299,4 +299,31 @@ fn a_session_is_deleted_by_id_and_an_unknown_id_is_refused() {
     assert!(list_sessions(&ws).sessions.is_empty());
     let refused = delete_session(&ws, &id).unwrap_err();
     assert!(refused.contains("no session"), "{refused}");
+}
+
+#[test]
+fn without_a_key_a_session_asks_for_sign_in_with_the_methods_offered() {
+    let ws = workspace(json!([]));
+    let models = json!({"providers": {"mock": {
+        "baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions",
+        "models": [{"id": "a"}]
+    }}});
+    std::fs::write(ws.home.join("models.json"), models.to_string()).unwrap();
+    std::fs::write(
+        ws.home.join("settings.json"),
+        json!({"defaultProvider": "mock", "defaultModel": "a"}).to_string(),
+    )
+    .unwrap();
+    let (methods, code, message, authenticated) = sign_in_flow(&ws);
+    assert_eq!(
+        methods,
+        [
+            "rho-auth-login-anthropic",
+            "rho-auth-login-openai",
+            "rho-auth-login-google"
+        ]
+    );
+    assert_eq!(code, -32000, "{message}");
+    assert!(message.contains("API key"), "{message}");
+    assert!(authenticated);
 }
