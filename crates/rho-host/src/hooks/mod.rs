@@ -169,13 +169,15 @@ impl Hooks {
         input
     }
 
-    /// Runs the hooks of `event` matching `subject` in parallel, with `input` on stdin;
-    /// announces each run and combines the replies in configuration order.
+    /// Runs the hooks of `event` matching `subject` in parallel, with the event's input on
+    /// stdin (the common fields, then what `fields` adds: built only when a hook matches, so a
+    /// call no hook judges costs no copy of its arguments); announces each run and combines the
+    /// replies in configuration order.
     async fn run(
         &self,
         event: HookEvent,
         subject: &str,
-        input: Map<String, Value>,
+        fields: impl FnOnce(&mut Map<String, Value>),
         call: Option<(&str, &str)>,
         cancel: &CancellationToken,
     ) -> Combined {
@@ -183,6 +185,8 @@ impl Hooks {
         if hooks.is_empty() {
             return Combined::default();
         }
+        let mut input = self.input(event);
+        fields(&mut input);
         let stdin = Value::Object(input).to_string().into_bytes();
         let runs: Vec<HookRun> = hooks
             .iter()
@@ -242,32 +246,39 @@ impl Hooks {
         args: &Value,
         cancel: &CancellationToken,
     ) -> Combined {
-        let mut input = self.input(HookEvent::PreToolUse);
-        input.insert("tool_name".into(), json!(tool));
-        input.insert("tool_input".into(), args.clone());
-        input.insert("tool_use_id".into(), json!(id));
-        self.run(HookEvent::PreToolUse, tool, input, Some((id, tool)), cancel)
-            .await
+        self.run(
+            HookEvent::PreToolUse,
+            tool,
+            |input| {
+                input.insert("tool_name".into(), json!(tool));
+                input.insert("tool_input".into(), args.clone());
+                input.insert("tool_use_id".into(), json!(id));
+            },
+            Some((id, tool)),
+            cancel,
+        )
+        .await
     }
 
-    /// `PostToolUse` for call `id` of `tool` with `args`, which gave `response`.
+    /// `PostToolUse` for call `id` of `tool` with `args`, which gave `response` (made only when
+    /// a hook judges the call).
     pub async fn post_tool_use(
         &self,
         id: &str,
         tool: &str,
         args: &Value,
-        response: Value,
+        response: impl FnOnce() -> Value,
         cancel: &CancellationToken,
     ) -> Combined {
-        let mut input = self.input(HookEvent::PostToolUse);
-        input.insert("tool_name".into(), json!(tool));
-        input.insert("tool_input".into(), args.clone());
-        input.insert("tool_response".into(), response);
-        input.insert("tool_use_id".into(), json!(id));
         self.run(
             HookEvent::PostToolUse,
             tool,
-            input,
+            |input| {
+                input.insert("tool_name".into(), json!(tool));
+                input.insert("tool_input".into(), args.clone());
+                input.insert("tool_response".into(), response());
+                input.insert("tool_use_id".into(), json!(id));
+            },
             Some((id, tool)),
             cancel,
         )
@@ -276,10 +287,16 @@ impl Hooks {
 
     /// `UserPromptSubmit` for `prompt`.
     pub async fn user_prompt_submit(&self, prompt: &str, cancel: &CancellationToken) -> Combined {
-        let mut input = self.input(HookEvent::UserPromptSubmit);
-        input.insert("prompt".into(), json!(prompt));
-        self.run(HookEvent::UserPromptSubmit, "", input, None, cancel)
-            .await
+        self.run(
+            HookEvent::UserPromptSubmit,
+            "",
+            |input| {
+                input.insert("prompt".into(), json!(prompt));
+            },
+            None,
+            cancel,
+        )
+        .await
     }
 
     /// `SessionStart`, once per session: the context its hooks add.
@@ -288,11 +305,17 @@ impl Hooks {
             return None;
         }
         let source = self.setup.source.name();
-        let mut input = self.input(HookEvent::SessionStart);
-        input.insert("source".into(), json!(source));
-        self.run(HookEvent::SessionStart, source, input, None, cancel)
-            .await
-            .additional_context
+        self.run(
+            HookEvent::SessionStart,
+            source,
+            |input| {
+                input.insert("source".into(), json!(source));
+            },
+            None,
+            cancel,
+        )
+        .await
+        .additional_context
     }
 
     /// `SessionEnd`, once per session, with Claude Code's `reason` (`exit`, `clear`, `other`).
@@ -300,12 +323,12 @@ impl Hooks {
         if !self.has(HookEvent::SessionEnd) || self.ended.swap(true, Ordering::SeqCst) {
             return;
         }
-        let mut input = self.input(HookEvent::SessionEnd);
-        input.insert("reason".into(), json!(reason));
         self.run(
             HookEvent::SessionEnd,
             reason,
-            input,
+            |input| {
+                input.insert("reason".into(), json!(reason));
+            },
             None,
             &CancellationToken::new(),
         )
@@ -322,14 +345,20 @@ impl Hooks {
         if !self.has(HookEvent::PreCompact) {
             return None;
         }
-        let mut input = self.input(HookEvent::PreCompact);
-        input.insert("trigger".into(), json!(trigger));
-        input.insert(
-            "custom_instructions".into(),
-            json!(instructions.unwrap_or("")),
-        );
         let combined = self
-            .run(HookEvent::PreCompact, trigger, input, None, cancel)
+            .run(
+                HookEvent::PreCompact,
+                trigger,
+                |input| {
+                    input.insert("trigger".into(), json!(trigger));
+                    input.insert(
+                        "custom_instructions".into(),
+                        json!(instructions.unwrap_or("")),
+                    );
+                },
+                None,
+                cancel,
+            )
             .await;
         combined.blocks().then(|| {
             combined
@@ -343,13 +372,13 @@ impl Hooks {
         if !self.has(HookEvent::Notification) {
             return;
         }
-        let mut input = self.input(HookEvent::Notification);
-        input.insert("message".into(), json!(message));
-        input.insert("notification_type".into(), json!("permission_prompt"));
         self.run(
             HookEvent::Notification,
             "permission_prompt",
-            input,
+            |input| {
+                input.insert("message".into(), json!(message));
+                input.insert("notification_type".into(), json!("permission_prompt"));
+            },
             None,
             &CancellationToken::new(),
         )
@@ -373,9 +402,17 @@ impl StopHook for Hooks {
         if blocked >= MAX_STOP_BLOCKS {
             return None;
         }
-        let mut input = self.input(HookEvent::Stop);
-        input.insert("stop_hook_active".into(), json!(blocked > 0));
-        let combined = self.run(HookEvent::Stop, "", input, None, cancel).await;
+        let combined = self
+            .run(
+                HookEvent::Stop,
+                "",
+                |input| {
+                    input.insert("stop_hook_active".into(), json!(blocked > 0));
+                },
+                None,
+                cancel,
+            )
+            .await;
         if !combined.blocks() || combined.stop.is_some() || cancel.is_cancelled() {
             return None;
         }

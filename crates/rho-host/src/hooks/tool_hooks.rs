@@ -130,11 +130,13 @@ impl ToolHooks for HookedGate {
             return Ok(None);
         }
         let tool = call.tool_call.name.as_str();
-        let response = json!({
-            "content": call.result.content,
-            "details": call.result.details,
-            "isError": call.is_error,
-        });
+        let response = || {
+            json!({
+                "content": call.result.content,
+                "details": call.result.details,
+                "isError": call.is_error,
+            })
+        };
         let combined = self
             .hooks
             .post_tool_use(&call.tool_call.id, tool, call.args, response, cancel)

@@ -67,9 +67,7 @@ pub(crate) fn switch_option(
         Client
             .v1()
             .connect_with(agent(ws), async move |cx: ConnectionTo<Agent>| {
-                cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
-                    .block_task()
-                    .await?;
+                initialize(&cx).await?;
                 let made = cx
                     .send_request(NewSessionRequest::new(project))
                     .block_task()
@@ -173,10 +171,7 @@ pub(crate) fn connect(
                 agent_client_protocol::on_receive_request!(),
             )
             .connect_with(agent(ws), async move |cx: ConnectionTo<Agent>| {
-                let init = cx
-                    .send_request(InitializeRequest::new(ProtocolVersion::V1))
-                    .block_task()
-                    .await?;
+                let init = initialize(&cx).await?;
                 assert!(init.agent_capabilities.prompt_capabilities.image);
                 let (session, prompt) = match flow {
                     Flow::Prompt(prompt) => {
@@ -345,10 +340,7 @@ pub(crate) fn list_sessions(
         Client
             .v1()
             .connect_with(agent(ws), async move |cx: ConnectionTo<Agent>| {
-                let init = cx
-                    .send_request(InitializeRequest::new(ProtocolVersion::V1))
-                    .block_task()
-                    .await?;
+                let init = initialize(&cx).await?;
                 assert!(init.agent_capabilities.session_capabilities.list.is_some());
                 cx.send_request(
                     agent_client_protocol::v1::schema::ListSessionsRequest::new().cwd(project),
@@ -393,10 +385,7 @@ pub(crate) fn delete_session(ws: &Workspace, id: &str) -> Result<(), String> {
         Client
             .v1()
             .connect_with(agent(ws), async move |cx: ConnectionTo<Agent>| {
-                let init = cx
-                    .send_request(InitializeRequest::new(ProtocolVersion::V1))
-                    .block_task()
-                    .await?;
+                let init = initialize(&cx).await?;
                 assert!(
                     init.agent_capabilities
                         .session_capabilities
@@ -423,10 +412,7 @@ pub(crate) fn sign_in_flow(ws: &Workspace) -> (Vec<String>, i32, String, bool) {
         Client
             .v1()
             .connect_with(agent(ws), async move |cx: ConnectionTo<Agent>| {
-                let init = cx
-                    .send_request(InitializeRequest::new(ProtocolVersion::V1))
-                    .block_task()
-                    .await?;
+                let init = initialize(&cx).await?;
                 let ids: Vec<String> = init
                     .auth_methods
                     .iter()
@@ -450,4 +436,31 @@ pub(crate) fn sign_in_flow(ws: &Workspace) -> (Vec<String>, i32, String, bool) {
             .await
             .unwrap()
     })
+}
+
+/// The handshake: `initialize` at protocol version 1.
+async fn initialize(
+    cx: &ConnectionTo<Agent>,
+) -> Result<agent_client_protocol::v1::schema::InitializeResponse, agent_client_protocol::Error> {
+    cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+        .block_task()
+        .await
+}
+
+/// A session written by `rho --mode json` in the project with `prompt` (the faux script
+/// answers); its id.
+pub(crate) fn write_session(ws: &Workspace, prompt: &str) -> String {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_rho"))
+        .current_dir(&ws.project)
+        .env("RHO_HOME", &ws.home)
+        .env("HOME", &ws.home)
+        .args(["--mode", "json", "--faux-script"])
+        .arg(&ws.script)
+        .arg(prompt)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let header: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    header["id"].as_str().unwrap().to_owned()
 }

@@ -8,11 +8,11 @@ use agent_client_protocol::v1::schema::{
     ContentBlock, EnvVariable, McpServer, McpServerStdio, PermissionOptionKind,
     SessionConfigOption, SessionUpdate, StopReason, ToolCallStatus,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::client::{
     Answers, Flow, call, connect, delete_session, first_end, list_sessions, sign_in_flow,
-    switch_option, text, workspace,
+    switch_option, text, workspace, write_session,
 };
 
 #[test]
@@ -22,19 +22,7 @@ fn a_session_written_by_rho_p_is_loaded_as_its_updates_and_goes_on() {
         [{"type": "thinking", "text": "it says alpha"}, {"type": "text", "text": "It says alpha."}]
     ]));
     std::fs::write(ws.project.join("a.txt"), "alpha\n").unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_rho"))
-        .current_dir(&ws.project)
-        .env("RHO_HOME", &ws.home)
-        .env("HOME", &ws.home)
-        .args(["--mode", "json", "--faux-script"])
-        .arg(&ws.script)
-        .arg("what does a.txt say?")
-        .output()
-        .unwrap();
-    assert!(output.status.success());
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let header: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
-    let id = header["id"].as_str().unwrap().to_owned();
+    let id = write_session(&ws, "what does a.txt say?");
     let next = json!({"turns": [[{"type": "text", "text": "Still alpha."}]]});
     std::fs::write(&ws.script, next.to_string()).unwrap();
 
@@ -282,18 +270,7 @@ fn the_model_and_thinking_level_are_options_the_client_sets() {
 #[test]
 fn a_session_is_deleted_by_id_and_an_unknown_id_is_refused() {
     let ws = workspace(json!([[{"type": "text", "text": "one"}]]));
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_rho"))
-        .current_dir(&ws.project)
-        .env("RHO_HOME", &ws.home)
-        .env("HOME", &ws.home)
-        .args(["--mode", "json", "--faux-script"])
-        .arg(&ws.script)
-        .arg("to be deleted")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let header: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
-    let id = header["id"].as_str().unwrap().to_owned();
+    let id = write_session(&ws, "to be deleted");
     assert_eq!(list_sessions(&ws).sessions.len(), 1);
     delete_session(&ws, &id).unwrap();
     assert!(list_sessions(&ws).sessions.is_empty());

@@ -7,30 +7,26 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
+use crate::mcp_runs::harness::McpArena;
+
 /// Every built-in tool (the default set has no `ls`, `find` or `grep`).
 pub const ALL_TOOLS: &str = "read,bash,edit,write,grep,find,ls";
 
-/// The directories of one run.
-pub struct HookArena {
-    _dir: tempfile::TempDir,
-    pub base: PathBuf,
-    pub project: PathBuf,
-    pub rho_home: PathBuf,
+/// The directories of one run (the MCP runs' arena: a project and rho's home in a temporary
+/// directory).
+pub struct HookArena(McpArena);
+
+impl std::ops::Deref for HookArena {
+    type Target = McpArena;
+
+    fn deref(&self) -> &McpArena {
+        &self.0
+    }
 }
 
 impl HookArena {
     pub fn new() -> HookArena {
-        let dir = tempfile::tempdir().unwrap();
-        let base = dir.path().canonicalize().unwrap();
-        let arena = HookArena {
-            project: base.join("project"),
-            rho_home: base.join("home"),
-            base,
-            _dir: dir,
-        };
-        std::fs::create_dir_all(&arena.project).unwrap();
-        std::fs::create_dir_all(&arena.rho_home).unwrap();
-        arena
+        HookArena(McpArena::new())
     }
 
     /// Writes `RHO_HOME/settings.json` with `hooks`.
